@@ -1,0 +1,4 @@
+from spam_transpile.cli import main
+
+if __name__ == "__main__":
+    main()

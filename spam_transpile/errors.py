@@ -1,0 +1,28 @@
+"""The one exception type users see, and its `path:line:col: error: message` form."""
+
+from __future__ import annotations
+
+
+class TranspileError(SyntaxError):
+    """A source the tool cannot (or must not) transpile.
+
+    It is a ``SyntaxError`` so that callers who already handle CPython's own
+    compile errors handle ours the same way; ``lineno`` is 1-based and
+    ``offset`` is the 1-based column, as CPython reports them.
+    """
+
+    def __init__(
+        self, msg: str, *, filename: str = "<unknown>", lineno: int = 1, offset: int = 1
+    ) -> None:
+        super().__init__(msg, (filename, lineno, offset, None))
+        # SyntaxError.__init__ fills these from the tuple; restate for readers.
+        self.msg = msg
+        self.filename = filename
+        self.lineno = lineno
+        self.offset = offset
+
+    def format(self) -> str:
+        return f"{self.filename}:{self.lineno}:{self.offset}: error: {self.msg}"
+
+    def __str__(self) -> str:
+        return self.format()

@@ -1,0 +1,144 @@
+"""Fresh names for temporaries, and safe spellings of the builtins we call.
+
+Every identifier that appears anywhere in the module is off limits for a
+temporary, so a temporary can never shadow or be shadowed by a user's name,
+in any scope. A builtin the emitted code calls (``len``, ``isinstance``, ...)
+is spelled ``__import__('builtins').len`` wherever the module binds that name
+itself (a parameter called ``type`` is common), because CPython's ``match``
+never looks builtins up by name.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from typing import FrozenSet, Set
+
+import libcst as cst
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+TEMP_PREFIX = "_spam_"
+
+
+def identifiers_in(source: str) -> FrozenSet[str]:
+    """Every identifier-shaped word in ``source`` (strings and comments too).
+
+    Over-approximating is harmless: it only makes us skip a candidate name.
+    """
+    return frozenset(_IDENTIFIER.findall(source))
+
+
+class BoundNames(cst.CSTVisitor):
+    """Collects every name the module binds in any scope."""
+
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        # Reading a builtin is fine; only bindings shadow. But binding sites
+        # are many (targets, params, imports, def/class, global, walrus, match
+        # captures, except-as); treating any Name as a binding only if it is
+        # not a plain load would need scope analysis, so ask the cheaper
+        # question below instead.
+        pass
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.names.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._add_target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._add_target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._add_target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._add_target(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._add_target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._add_target(node.name)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                self.names.add(name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._add_target(node.target)
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self.names.add(node.rest.value)
+
+    def _add_target(self, target: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._add_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._add_target(target.value)
+
+
+def bound_names(module: cst.Module) -> FrozenSet[str]:
+    visitor = BoundNames()
+    module.visit(visitor)
+    return frozenset(visitor.names)
+
+
+class Names:
+    """Allocates temporaries and spells builtins for one module."""
+
+    def __init__(self, taken: FrozenSet[str], shadowed: FrozenSet[str]) -> None:
+        self._taken: Set[str] = set(taken)
+        self._shadowed = shadowed
+        self._counter = 0
+
+    def temp(self, hint: str) -> str:
+        while True:
+            self._counter += 1
+            candidate = f"{TEMP_PREFIX}{hint}{self._counter}"
+            if candidate not in self._taken:
+                self._taken.add(candidate)
+                return candidate
+
+    def builtin(self, name: str) -> str:
+        assert hasattr(builtins, name), name
+        if name in self._shadowed:
+            if "__import__" in self._shadowed:
+                # Nothing better exists in pure source; keep it readable.
+                return f"__builtins__.{name}"
+            return f"__import__('builtins').{name}"
+        return name

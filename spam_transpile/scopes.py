@@ -1,0 +1,110 @@
+"""Facts about the scope a match statement sits in.
+
+The transformer needs two: what kind of scope it is (module, class body or
+function), and whether the subject is a *stable* local name that the lowering
+may read again in every case test instead of copying it into a temporary.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Set, Union
+
+import libcst as cst
+
+from spam_transpile.names import BoundNames
+
+FunctionNode = Union[cst.FunctionDef, cst.Lambda]
+
+
+class _LocalBindings(BoundNames):
+    """Names bound in one function body, not looking into nested scopes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.declared: Set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        # Comprehension variables are local to the comprehension.
+        pass
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.declared.update(item.name.value for item in node.names)
+
+
+class _NestedNonlocals(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+
+def stable_locals(function: cst.FunctionDef) -> FrozenSet[str]:
+    """Plain locals of ``function`` that no nested scope can rebind.
+
+    Such a name changes only by code in the function itself, so between the
+    match line and a case test nothing but the pattern's own captures or a
+    guard's ``:=`` can change it (callers check those).
+    """
+    bindings = _LocalBindings()
+    for param in _params(function.params):
+        bindings.names.add(param.name.value)
+    function.body.visit(bindings)
+    nested = _NestedNonlocals()
+    function.body.visit(nested)
+    return frozenset(bindings.names - bindings.declared - nested.names)
+
+
+def _params(params: cst.Parameters) -> list:
+    out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
+    if isinstance(params.star_arg, cst.Param):
+        out.append(params.star_arg)
+    if params.star_kwarg is not None:
+        out.append(params.star_kwarg)
+    return out
+
+
+class _Targets(cst.CSTVisitor):
+    """Names a pattern captures or a guard assigns with ``:=``."""
+
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self.names.add(node.rest.value)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if isinstance(node.target, cst.Name):
+            self.names.add(node.target.value)
+
+
+def names_rebound_by(match: cst.Match) -> FrozenSet[str]:
+    targets = _Targets()
+    for case in match.cases:
+        case.pattern.visit(targets)
+        if case.guard is not None:
+            case.guard.visit(targets)
+    return frozenset(targets.names)

@@ -1,0 +1,28 @@
+"""Target versions and the options that shape the output."""
+
+from __future__ import annotations
+
+from typing import Tuple
+
+from spam_transpile.errors import TranspileError
+
+SUPPORTED_TARGETS = ("3.8", "3.9")
+# 3.6 and 3.7 have no assignment expressions; their lowering has another
+# shape and is not written yet.
+PLANNED_TARGETS = ("3.6", "3.7")
+
+
+def parse_target(target: str, *, filename: str = "<unknown>") -> Tuple[int, int]:
+    if target in SUPPORTED_TARGETS:
+        major, minor = target.split(".")
+        return int(major), int(minor)
+    if target in PLANNED_TARGETS:
+        raise TranspileError(
+            f"target {target} is not supported yet (supported: "
+            f"{', '.join(SUPPORTED_TARGETS)})",
+            filename=filename,
+        )
+    raise TranspileError(
+        f"unknown target {target!r} (supported: {', '.join(SUPPORTED_TARGETS)})",
+        filename=filename,
+    )

@@ -1,0 +1,339 @@
+"""The LibCST transformer: every ``match`` statement becomes ``if``/``elif``.
+
+For each match statement it validates, lowers each case, emits the tests and
+lays the result out so that every original line keeps its number:
+
+- the match line becomes one statement on that line: ``temp = subject``, or
+  just ``subject`` when the subject is a stable local name;
+- each case line becomes the ``if``/``elif`` line of that case, its body
+  kept as written;
+- blank lines stand in for lines a multi-line header no longer needs.
+
+Temporaries never outlive the statement where it can be helped: function
+bodies delete the subject temporary at the start of the chosen case body;
+module and class bodies remove temporaries from the namespace in the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from spam_transpile import emit
+from spam_transpile.errors import TranspileError
+from spam_transpile.ir import LoweredPattern, introduces_temps
+from spam_transpile.lower import Lowering
+from spam_transpile.names import TEMP_PREFIX, Names
+from spam_transpile.scopes import names_rebound_by, stable_locals
+
+try:  # the compile-time checks live in their own stage
+    from spam_transpile.validate import check_match
+except ImportError:  # pragma: no cover - during bootstrap only
+    check_match = None  # type: ignore[assignment]
+
+Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
+
+MODULE, CLASS, FUNCTION = "module", "class", "function"
+
+
+@dataclass
+class Scope:
+    kind: str
+    node: Optional[cst.CSTNode] = None
+    stable: Optional[frozenset] = None
+
+    def stable_names(self) -> frozenset:
+        if self.stable is None:
+            assert isinstance(self.node, cst.FunctionDef)
+            self.stable = stable_locals(self.node)
+        return self.stable
+
+
+class MatchLowering(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, module: cst.Module, names: Names, filename: str) -> None:
+        super().__init__()
+        self.module = module
+        self.names = names
+        self.filename = filename
+        self.lowering = Lowering(names, self.code)
+        self.scopes: List[Scope] = [Scope(MODULE)]
+        self.match_count = 0
+        # lines that followed the last case of a match, waiting for a home
+        self._orphans: Dict[int, Sequence[cst.EmptyLine]] = {}
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def position(self, node: cst.CSTNode) -> Tuple[int, int]:
+        start = self.get_metadata(PositionProvider, node).start
+        return start.line, start.column + 1
+
+    # -- scope tracking -----------------------------------------------------
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.append(Scope(FUNCTION, node))
+
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self.scopes.pop()
+        return updated_node
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.append(Scope(CLASS, node))
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
+        self.scopes.pop()
+        return updated_node
+
+    # -- the rewrite ----------------------------------------------------------
+
+    def leave_Match(
+        self, original_node: cst.Match, updated_node: cst.Match
+    ) -> cst.FlattenSentinel[cst.BaseStatement]:
+        if check_match is not None:
+            check_match(original_node, filename=self.filename, position=self.position)
+        self.match_count += 1
+        statements = MatchEmitter(self, original_node, updated_node).statements()
+        if updated_node.footer:
+            self._orphans[id(statements[-1])] = updated_node.footer
+        return cst.FlattenSentinel(statements)
+
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        body, footer = self._home_orphans(updated_node.body, updated_node.footer)
+        return updated_node.with_changes(body=body, footer=footer)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body, footer = self._home_orphans(updated_node.body, updated_node.footer)
+        return updated_node.with_changes(body=body, footer=footer)
+
+    def _home_orphans(
+        self, body: Sequence[cst.BaseStatement], footer: Sequence[cst.EmptyLine]
+    ) -> Tuple[List[cst.BaseStatement], List[cst.EmptyLine]]:
+        out = list(body)
+        footer = list(footer)
+        if not self._orphans:
+            return out, footer
+        for i, statement in enumerate(out):
+            lines = self._orphans.pop(id(statement), None)
+            if lines is None:
+                continue
+            if i + 1 < len(out):
+                following = out[i + 1]
+                out[i + 1] = following.with_changes(
+                    leading_lines=[*lines, *following.leading_lines]
+                )
+            else:
+                footer = [*lines, *footer]
+        return out, footer
+
+
+class MatchEmitter:
+    """Builds the statements that replace one match statement."""
+
+    def __init__(self, owner: MatchLowering, original: cst.Match, node: cst.Match) -> None:
+        self.owner = owner
+        self.original = original
+        self.node = node
+        self.names = owner.names
+        self.scope = owner.scopes[-1]
+        self.subject_temp: Optional[str] = None
+        self.subject = self._choose_subject()
+
+    # The subject is read once, on the match line. A stable local name can be
+    # read again by each test (nothing between can rebind it), which keeps it
+    # out of locals(); anything else is copied into a temporary.
+    def _choose_subject(self) -> str:
+        subject = self.node.subject
+        if (
+            self.scope.kind == FUNCTION
+            and isinstance(subject, cst.Name)
+            and not subject.lpar
+            and subject.value in self.scope.stable_names()
+            and subject.value not in names_rebound_by(self.original)
+        ):
+            return subject.value
+        self.subject_temp = self.names.temp("subject")
+        return self.subject_temp
+
+    def statements(self) -> List[cst.BaseStatement]:
+        first = self._subject_statement()
+        cases = list(self.node.cases)
+        tests = []
+        for case in cases:
+            root = self.names.temp("s")
+            pattern = self.owner.lowering.lower_case(case.pattern, root)
+            tests.append(self._pattern_test(pattern, root))
+        self._all_temps = [self.subject_temp] if self.subject_temp else []
+        if self.scope.kind == CLASS:
+            for text in tests:
+                self._all_temps += emit.stored_names(text, TEMP_PREFIX)
+        chain: Optional[cst.If] = None
+        for index in reversed(range(len(cases))):
+            chain = self._case_if(cases[index], tests[index], index, chain)
+        assert chain is not None
+        padding = self._newlines(self._match_header()) - self._newlines(first)
+        chain = chain.with_changes(leading_lines=[*_blank(padding), *chain.leading_lines])
+        return [first, chain]
+
+    # -- the match line -----------------------------------------------------
+
+    def _subject_statement(self) -> cst.SimpleStatementLine:
+        subject = self.node.subject
+        if isinstance(subject, cst.NamedExpr) and not subject.lpar:
+            subject = subject.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if self.subject_temp is None:
+            small: cst.BaseSmallStatement = cst.Expr(subject)
+        else:
+            small = cst.Assign(
+                targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
+            )
+        return cst.SimpleStatementLine(
+            body=[small],
+            leading_lines=self.node.leading_lines,
+            trailing_whitespace=self.node.whitespace_after_colon,
+        )
+
+    def _match_header(self) -> str:
+        n = self.node
+        return (
+            self.owner.code(n.whitespace_after_match)
+            + self.owner.code(n.subject)
+            + self.owner.code(n.whitespace_before_colon)
+        )
+
+    @staticmethod
+    def _newlines(node_or_text: Union[str, cst.CSTNode]) -> int:
+        if isinstance(node_or_text, str):
+            return node_or_text.count("\n")
+        text = cst.Module(body=[]).code_for_node(node_or_text)
+        if isinstance(node_or_text, cst.BaseStatement):
+            return text.count("\n") - 1  # its own line end
+        return text.count("\n")
+
+    # -- one case -------------------------------------------------------------
+
+    def _case_if(
+        self,
+        case: cst.MatchCase,
+        test_text: str,
+        index: int,
+        orelse: Optional[cst.If],
+    ) -> cst.If:
+        last = index == len(self.node.cases) - 1
+        test = self._with_guard_and_cleanup(test_text, case.guard, last)
+        body = self._body(case.body)
+        header_lines = self._newlines(self._case_header(case))
+        test_lines = self._newlines(test)
+        padding = max(0, header_lines - test_lines)
+        return cst.If(
+            test=test,
+            body=body,
+            orelse=orelse,
+            leading_lines=[*case.leading_lines, *_blank(padding)],
+            whitespace_before_test=cst.SimpleWhitespace(" "),
+            whitespace_after_test=cst.SimpleWhitespace(""),
+        )
+
+    def _case_header(self, case: cst.MatchCase) -> str:
+        code = self.owner.code
+        text = code(case.whitespace_after_case) + code(case.pattern)
+        if case.guard is not None:
+            text += (
+                code(case.whitespace_before_if)
+                + code(case.whitespace_after_if)
+                + code(case.guard)
+            )
+        return text + code(case.whitespace_before_colon)
+
+    def _pattern_test(self, pattern: LoweredPattern, root: str) -> str:
+        if self.scope.kind != CLASS and introduces_temps(pattern.steps):
+            return emit.comprehension_test(pattern, root, self.subject, self.names)
+        return emit.walrus_test(pattern, root, self.subject, self.names)
+
+    def _with_guard_and_cleanup(
+        self, test_text: str, guard: Optional[cst.BaseExpression], last: bool
+    ) -> cst.BaseExpression:
+        test = cst.parse_expression(test_text)
+        if guard is not None:
+            if not guard.lpar:
+                guard = guard.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            test = cst.BooleanOperation(left=test, operator=cst.And(), right=guard)
+        doomed = self._doomed_names(test_text)
+        if not doomed:
+            return test
+        # Module and class bodies can drop names from an expression: the test
+        # removes every temporary once the case is chosen, or, on the last
+        # case, when nothing matched.
+        pop = cst.parse_expression(self._pop(doomed))
+        if not test.lpar:
+            test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        test = cst.BooleanOperation(left=test, operator=cst.And(), right=pop)
+        if last:
+            test = cst.BooleanOperation(
+                left=test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
+                operator=cst.Or(),
+                right=cst.parse_expression(f"not {self._pop(self._all_doomed())}"),
+            )
+        return test
+
+    def _doomed_names(self, test_text: str) -> List[str]:
+        if self.scope.kind == FUNCTION:
+            return []
+        names = [self.subject_temp] if self.subject_temp else []
+        if self.scope.kind == CLASS:
+            names += emit.stored_names(test_text, TEMP_PREFIX)
+        return names
+
+    def _all_doomed(self) -> List[str]:
+        # every temporary any case of this statement may have stored
+        return self._all_temps
+
+    def _pop(self, names: List[str]) -> str:
+        keys = ", ".join(repr(n) for n in names) + ","
+        d = self.names.temp("ns")
+        k = self.names.temp("k")
+        return (
+            f"(lambda {d}: [{d}.pop({k}, None) for {k} in ({keys})])"
+            f"({self.names.builtin('locals')}())"
+        )
+
+    # -- bodies -----------------------------------------------------------------
+
+    def _body(self, body: Body) -> Body:
+        if isinstance(body, cst.IndentedBlock):
+            outer = self.node.indent if self.node.indent is not None else self.owner.module.default_indent
+            inner = body.indent if body.indent is not None else self.owner.module.default_indent
+            body = body.with_changes(indent=outer + inner)
+        if self.scope.kind != FUNCTION or self.subject_temp is None:
+            return body
+        return _delete_first(body, self.subject_temp)
+
+
+def _blank(count: int) -> List[cst.EmptyLine]:
+    return [cst.EmptyLine(indent=False) for _ in range(count)]
+
+
+def _delete_first(body: Body, name: str) -> Body:
+    """Prefix ``del name;`` to the body's first line when that is simple."""
+    delete = cst.Del(
+        target=cst.Name(name), semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))
+    )
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.with_changes(body=[delete, *body.body])
+    first = body.body[0]
+    if isinstance(first, cst.SimpleStatementLine):
+        first = first.with_changes(body=[delete, *first.body])
+        return body.with_changes(body=[first, *body.body[1:]])
+    # A compound first statement cannot share its line; the temporary then
+    # lives until the function returns (documented limitation).
+    return body

@@ -1,0 +1,86 @@
+"""CPython 3.10's test_patma, lowered by spam_transpile, must pass on 3.9 and 3.8.
+
+One pytest test per test_patma method and target interpreter, e.g.
+``test_patma[3.9-TestPatma.test_patma_042]``. The lowering and the run on each
+target happen once per session (see tests/patma_split.py); each test then
+reports its own outcome.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import patma_split
+from interpreters import require_interpreter
+
+TARGETS = ("3.9", "3.8")
+
+
+def _collect() -> (
+    tuple[list[patma_split.TestMethod], patma_split.PatmaUnavailable | None]
+):
+    # Runs at collection time: the ids must be known before any test runs.
+    try:
+        return patma_split.split_methods(patma_split.load_test_patma().text), None
+    except patma_split.PatmaUnavailable as exc:
+        return [], exc
+
+
+METHODS, UNAVAILABLE = _collect()
+
+
+class SuiteRuns:
+    """Lowers and runs the whole suite once per target, on first use."""
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        self._tmp_path_factory = tmp_path_factory
+        self._runs: dict[str, patma_split.SuiteRun] = {}
+
+    def get(self, version: str) -> patma_split.SuiteRun:
+        if version not in self._runs:
+            python = require_interpreter(version)
+            workdir: Path = self._tmp_path_factory.mktemp(f"patma-{version}")
+            self._runs[version] = patma_split.run_suite(
+                python, patma_split.spam_transpiler(version), workdir
+            )
+        return self._runs[version]
+
+
+@pytest.fixture(scope="session")
+def suite_runs(tmp_path_factory: pytest.TempPathFactory) -> SuiteRuns:
+    return SuiteRuns(tmp_path_factory)
+
+
+if METHODS:
+
+    @pytest.mark.parametrize(
+        ("version", "method"),
+        [
+            pytest.param(version, method, id=f"{version}-{method.test_id}")
+            for version in TARGETS
+            for method in METHODS
+        ],
+    )
+    def test_patma(
+        suite_runs: SuiteRuns, version: str, method: patma_split.TestMethod
+    ) -> None:
+        run = suite_runs.get(version)
+        outcome = run.outcomes[method.test_id]
+        if outcome.status == "skip":
+            pytest.skip(outcome.detail)
+        if not outcome.ok:
+            pytest.fail(patma_split.failure_report(run, method), pytrace=False)
+
+    def test_patma_method_count() -> None:
+        # A changed 3.10 stdlib must be noticed, not silently run differently.
+        assert len(METHODS) == patma_split.EXPECTED_METHOD_COUNT
+
+else:
+
+    def test_patma() -> None:
+        assert UNAVAILABLE is not None
+        if UNAVAILABLE.interpreter_missing:
+            require_interpreter(patma_split.ORACLE_VERSION)  # skips or fails
+        pytest.fail(f"cannot read test_patma.py: {UNAVAILABLE}", pytrace=False)
