@@ -269,7 +269,7 @@ def lower_class(
     cls = low.expr(p.cls)
     if not isinstance(p.cls, cst.Name):
         cls = low.let(steps, "cls", cls)
-    positional = [arg.pattern for arg in p.patterns]
+    positional = [arg.value for arg in p.patterns]
     keywords = [(kw.key.value, kw.pattern) for kw in p.kwds]
     self_matching = isinstance(p.cls, cst.Name) and _is_builtin_self_type(low, p.cls.value)
     if not self_matching:

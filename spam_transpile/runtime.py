@@ -49,12 +49,19 @@ _SEQUENCE_WINS = (
 
 _NOT_TEXT = "not {isinstance}({v}, ({str}, {bytes}, {bytearray}))"
 
+# array.array has CPython 3.10's sequence flag but was never registered with
+# collections.abc.Sequence; if the array module was never imported, no array
+# can exist, so looking it up in sys.modules costs no import.
+_ARRAY = "{getattr}({__import__}('sys').modules.get('array'), 'array', ())"
+
 IS_SEQUENCE = (
     "({type}({v}) is {list} or {type}({v}) is {tuple} or ("
     + _NOT_TEXT
-    + " and {isinstance}({v}, "
+    + " and ({isinstance}({v}, "
     + ABC
-    + ".Sequence) and (not {isinstance}({v}, "
+    + ".Sequence) or {isinstance}({v}, "
+    + _ARRAY
+    + ")) and (not {isinstance}({v}, "
     + ABC
     + ".Mapping) or "
     + _SEQUENCE_WINS

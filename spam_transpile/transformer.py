@@ -189,7 +189,8 @@ class MatchEmitter:
 
     def _subject_statement(self) -> cst.SimpleStatementLine:
         subject = self.node.subject
-        if isinstance(subject, cst.NamedExpr) and not subject.lpar:
+        # ``match w := x, y:`` is a valid subject; ``t = w := x, y`` is not.
+        if isinstance(subject, (cst.NamedExpr, cst.Tuple)) and not subject.lpar:
             subject = subject.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         if self.subject_temp is None:
             small: cst.BaseSmallStatement = cst.Expr(subject)
