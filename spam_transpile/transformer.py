@@ -101,7 +101,19 @@ class MatchLowering(cst.CSTTransformer):
         if check_match is not None:
             check_match(original_node, filename=self.filename, position=self.position)
         self.match_count += 1
-        statements = MatchEmitter(self, original_node, updated_node).statements()
+        try:
+            statements = MatchEmitter(self, original_node, updated_node).statements()
+        except TranspileError:
+            raise
+        except Exception as exc:  # a bug of ours: report it where it happened
+            line, column = self.position(original_node)
+            raise TranspileError(
+                f"internal error while lowering this match statement "
+                f"({type(exc).__name__}: {exc}); please report this",
+                filename=self.filename,
+                lineno=line,
+                offset=column,
+            ) from exc
         if updated_node.footer:
             self._orphans[id(statements[-1])] = updated_node.footer
         return cst.FlattenSentinel(statements)

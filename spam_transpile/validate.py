@@ -46,7 +46,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -131,13 +131,48 @@ def _source_lines(source: str) -> List[str]:
 _cached_source_lines = functools.lru_cache(maxsize=4)(_source_lines)
 
 
+def _renders_open_sequences_with_brackets() -> bool:
+    """LibCST before 1.2 parses ``case a, b:`` into a MatchList whose
+    brackets are made up: the code it prints (and every position it computes
+    after the invented ``[`` on that line) is off by one."""
+    source = "match x:\n    case a, b:\n        pass\n"
+    return cst.parse_module(source).code != source
+
+
+_OPEN_SEQUENCE_BUG = _renders_open_sequences_with_brackets()
+
+
 @dataclass
 class _Reporter:
     filename: str
     position: PositionFn
     source: Optional[str]
+    # line -> 1-based column of a bracket LibCST invented there (see above).
+    invented_brackets: Dict[int, int] = field(default_factory=dict)
+
+    def note_case_pattern(self, pattern: cst.MatchPattern) -> None:
+        """Remember where LibCST < 1.2 invented a ``[`` (needs ``source``)."""
+        if not (_OPEN_SEQUENCE_BUG and self.source is not None):
+            return
+        if not isinstance(pattern, cst.MatchList):
+            return
+        lineno, offset = self.position(pattern)
+        lines = _cached_source_lines(self.source)
+        # The pattern's position leaves its own parentheses out; so must this.
+        bare = pattern.with_changes(lpar=(), rpar=())
+        rendered = cst.Module(body=[]).code_for_node(bare).split("\n")[0]
+        if 0 < lineno <= len(lines):
+            if not lines[lineno - 1][offset - 1 :].startswith(rendered):
+                self.invented_brackets[lineno] = offset
 
     def start(self, node: cst.CSTNode) -> Tuple[int, int]:
+        lineno, offset = self._start(node)
+        bracket = self.invented_brackets.get(lineno)
+        if bracket is not None and offset > bracket:
+            offset -= 1
+        return lineno, offset
+
+    def _start(self, node: cst.CSTNode) -> Tuple[int, int]:
         """Where CPython's AST node for ``node`` starts: (line, 1-based column).
 
         LibCST leaves a node's own parentheses out of its position, except
@@ -280,6 +315,7 @@ class _MatchCompiler:
         self.reporter = reporter
         self.stale_locations = cpython < (3, 12)
         self.handlers_before_else = cpython < (3, 11)
+        self.skips_mapping_wildcards = cpython < (3, 11)
         self.last: Optional[cst.CSTNode] = None
 
     # -- statements ---------------------------------------------------------
@@ -292,6 +328,7 @@ class _MatchCompiler:
             pc = _PatternContext(
                 allow_irrefutable=case.guard is not None or i == len(cases) - 1
             )
+            self.reporter.note_case_pattern(case.pattern)
             self.pattern(case.pattern, pc)
             # The body is compiled before the next case's pattern, nested
             # match statements included.
@@ -388,7 +425,9 @@ class _MatchCompiler:
         """compiler_pattern_mapping: all keys, then values, then ``**rest``."""
         check_mapping_keys(p, self.reporter)
         for element in p.elements:
-            self.subpattern(element.pattern, pc)
+            # 3.10 skips wildcard values; 3.11+ compiles them all.
+            if not (self.skips_mapping_wildcards and _is_wildcard(element.pattern)):
+                self.subpattern(element.pattern, pc)
         if p.rest is not None:
             self.store_name(p.rest, p, pc)
 
@@ -439,9 +478,7 @@ def check_irrefutable_allowed(
     if pc.allow_irrefutable:
         return
     if p.name is not None:
-        raise reporter.compiler_error(
-            MSG_NAME_CAPTURE.format(_identifier(p.name)), p
-        )
+        raise reporter.compiler_error(MSG_NAME_CAPTURE.format(_identifier(p.name)), p)
     raise reporter.compiler_error(MSG_WILDCARD, p)
 
 
@@ -543,7 +580,7 @@ def _is_wildcard(p: cst.MatchPattern) -> bool:
 
 
 def _sequence_subpatterns_compiled(
-    p: Union[cst.MatchList, cst.MatchTuple]
+    p: Union[cst.MatchList, cst.MatchTuple],
 ) -> List[cst.MatchPattern]:
     """The sub-patterns compiler_pattern_sequence compiles, in order.
 
@@ -564,7 +601,11 @@ def _sequence_subpatterns_compiled(
     if only_wildcard:
         return []
     if star_wildcard:
-        return [e for e in elements if not isinstance(e, cst.MatchStar) and not _is_wildcard(e)]
+        return [
+            e
+            for e in elements
+            if not isinstance(e, cst.MatchStar) and not _is_wildcard(e)
+        ]
     return elements
 
 

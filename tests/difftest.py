@@ -24,10 +24,11 @@ import difflib
 import functools
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -486,9 +487,7 @@ def _diff_field(
         got_lines = got.splitlines() if isinstance(got, str) else [repr(x) for x in got]
         diff = difflib.unified_diff(want_lines, got_lines, *names, lineterm="", n=3)
         return f"--- {field} differs:\n" + "\n".join(diff)
-    return (
-        f"--- {field} differs:\n  {names[0]}: {want!r}\n  {names[1]}: {got!r}"
-    )
+    return f"--- {field} differs:\n  {names[0]}: {want!r}\n  {names[1]}: {got!r}"
 
 
 def explain_mismatch(
@@ -519,7 +518,9 @@ def explain_oracle_disagreement(
     source: str, oracles: Mapping[str, Outcome], ignore: Iterable[str] = ()
 ) -> str | None:
     """None if all native CPythons agree (on the fields not in `ignore`)."""
-    fields = [f for f in ("problem", "stdout", "error", "frames", "trace") if f not in ignore]
+    fields = [
+        f for f in ("problem", "stdout", "error", "frames", "trace") if f not in ignore
+    ]
     items = list(oracles.items())
     first_version, first = items[0]
     for version, outcome in items[1:]:
@@ -544,3 +545,767 @@ def dedent(text: str) -> str:
 def iter_batches(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+# ---------------------------------------------------------------------------
+# Random match statements and subjects (tests/test_properties.py, scripts/fuzz.py)
+# ---------------------------------------------------------------------------
+#
+# Generation is written against a tiny `Chooser` interface so that the same code
+# runs from `random.Random` (the fuzzer: fast, reproducible from a seed) and from
+# hypothesis' `data.draw` (the property test: shrinkable). Choices are ordered
+# simplest-first and `chance()` is False at 0, so hypothesis shrinks towards
+# small, plain programs.
+
+
+class Chooser(Protocol):
+    def integer(self, lo: int, hi: int) -> int:
+        """An int in [lo, hi]; shrinks towards lo."""
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+
+def pick(ch: Chooser, options: Sequence[Any]) -> Any:
+    return options[ch.integer(0, len(options) - 1)]
+
+
+def chance(ch: Chooser, percent: int) -> bool:
+    # 0 (where hypothesis shrinks to) means "no".
+    return ch.integer(0, 99) >= 100 - percent
+
+
+# Classes and values the generated patterns and subjects refer to.
+RANDOM_PRELUDE = '''\
+import collections, dataclasses, enum, re
+import dt
+
+
+@dataclasses.dataclass
+class Pt:
+    x: object = None
+    y: object = None
+
+
+class Box:
+    __match_args__ = ("item",)
+
+    def __init__(self, item=None):
+        self.item = item
+
+    def __repr__(self):
+        return "Box(%r)" % (self.item,)
+
+
+NT = collections.namedtuple("NT", "l r")
+
+
+class V:
+    ONE = 1
+    F = 1.0
+    S = "a"
+    T = True
+    N = None
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = "b"
+
+
+def G(tag, *values):
+    """A guard: prints that it ran and answers from the values."""
+    text = dt.show(values)
+    print("guard", tag, text)
+    return len(text) % 3 != 0
+
+
+def run(fn, tag, make):
+    print("==", tag)
+    try:
+        fn(make())
+    except Exception as e:
+        print("raised", type(e).__name__, re.sub(r" at 0x[0-9a-fA-F]+", "", str(e)))
+'''
+
+NAME_POOL = tuple("abcdefghjkmn")
+
+# Literal patterns and the expression a matching subject can use.
+LITERALS = (
+    "0", "1", "-1", "2", "1.0", "2.5", "-0.0", "1+2j", "-1-2j", "True", "False",
+    "None", "''", "'a'", "'ab'", "b'a'", "b''", "'a' 'b'",
+)  # fmt: skip
+VALUES = ("V.ONE", "V.F", "V.S", "V.T", "V.N", "Color.RED", "Color.BLUE")
+
+# Mapping keys with an equality group: literal keys of one mapping pattern must
+# have distinct groups (1 == True == 1.0 is a compile-time duplicate). Value
+# keys are not checked at compile time; a runtime clash is a ValueError.
+KEYS = (
+    ("'a'", 1), ("'b'", 2), ("0", 3), ("1", 4), ("True", 4), ("False", 3),
+    ("-1", 5), ("2.5", 6), ("None", 7), ("b'k'", 8), ("'a b'", 9),
+)  # fmt: skip
+VALUE_KEYS = (("V.S", 1), ("Color.RED", 10), ("V.ONE", 4))
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassSpec:
+    name: str
+    match_args: tuple[str, ...]
+    # Attributes that exist (besides match_args) and some that do not.
+    other_attrs: tuple[str, ...]
+    # Expression of an instance with given attributes, or None for builtins.
+    build: str | None
+
+
+CLASSES = (
+    ClassSpec("Pt", ("x", "y"), ("z",), "Pt({x}, {y})"),
+    ClassSpec("Box", ("item",), ("other",), "Box({item})"),
+    ClassSpec("NT", ("l", "r"), ("nope",), "NT({l}, {r})"),
+    ClassSpec("int", ("",), ("real", "imag"), None),
+    ClassSpec("str", ("",), ("missing",), None),
+    ClassSpec("bool", ("",), ("real",), None),
+    ClassSpec("float", ("",), ("real",), None),
+    ClassSpec("bytes", ("",), (), None),
+    ClassSpec("list", ("",), (), None),
+    ClassSpec("tuple", ("",), (), None),
+    ClassSpec("dict", ("",), (), None),
+    ClassSpec("complex", (), ("real", "imag"), None),
+    ClassSpec("object", (), ("missing",), None),
+)
+BUILTIN_SAMPLES = {
+    "int": "3", "str": "'s'", "bool": "True", "float": "1.5", "bytes": "b'x'",
+    "list": "[1]", "tuple": "(1,)", "dict": "{'a': 1}", "complex": "2j",
+    "object": "None",
+}  # fmt: skip
+
+
+class Pattern:
+    """A generated pattern: its source text, the names it binds, and how to
+    build a subject that (probably) matches it."""
+
+    names: tuple[str, ...] = ()
+    irrefutable: bool = False
+
+    def render(self) -> str:
+        raise NotImplementedError
+
+    def witness(self, gen: "ProgramGen") -> str:
+        raise NotImplementedError
+
+
+@dataclasses.dataclass
+class PLiteral(Pattern):
+    text: str
+
+    def render(self) -> str:
+        return self.text
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return self.text
+
+
+@dataclasses.dataclass
+class PValue(Pattern):
+    text: str
+
+    def render(self) -> str:
+        return self.text
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return self.text
+
+
+@dataclasses.dataclass
+class PCapture(Pattern):
+    name: str | None  # None: the wildcard `_`
+
+    def __post_init__(self) -> None:
+        self.names = (self.name,) if self.name else ()
+        self.irrefutable = True
+
+    def render(self) -> str:
+        return self.name or "_"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return gen.subject(1)
+
+
+@dataclasses.dataclass
+class PSequence(Pattern):
+    items: list[Pattern]
+    star_at: int | None  # index in the rendered list where the star goes
+    star_name: str | None
+    tuple_style: bool
+
+    def __post_init__(self) -> None:
+        self.names = sum((p.names for p in self.items), ()) + (
+            (self.star_name,) if self.star_name else ()
+        )
+
+    def render(self) -> str:
+        parts = [p.render() for p in self.items]
+        if self.star_at is not None:
+            parts.insert(self.star_at, "*" + (self.star_name or "_"))
+        if self.tuple_style:
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return "[" + ", ".join(parts) + "]"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        elems = [p.witness(gen) for p in self.items]
+        if self.star_at is not None:
+            extra = [gen.subject(1) for _ in range(gen.ch.integer(0, 2))]
+            elems[self.star_at : self.star_at] = extra
+        return gen.sequence_of(elems)
+
+
+@dataclasses.dataclass
+class PMapping(Pattern):
+    items: list[tuple[str, Pattern]]
+    rest: str | None
+
+    def __post_init__(self) -> None:
+        self.names = sum((p.names for _, p in self.items), ()) + (
+            (self.rest,) if self.rest else ()
+        )
+
+    def render(self) -> str:
+        parts = [f"{k}: {p.render()}" for k, p in self.items]
+        if self.rest:
+            parts.append("**" + self.rest)
+        return "{" + ", ".join(parts) + "}"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        entries = [(k, p.witness(gen)) for k, p in self.items]
+        for _ in range(gen.ch.integer(0, 1)):
+            entries.append((pick(gen.ch, KEYS)[0], gen.subject(1)))
+        return gen.mapping_of(entries)
+
+
+@dataclasses.dataclass
+class PClass(Pattern):
+    spec: ClassSpec
+    positional: list[Pattern]
+    keywords: list[tuple[str, Pattern]]
+
+    def __post_init__(self) -> None:
+        self.names = sum((p.names for p in self.positional), ()) + sum(
+            (p.names for _, p in self.keywords), ()
+        )
+
+    def render(self) -> str:
+        parts = [p.render() for p in self.positional]
+        parts += [f"{k}={p.render()}" for k, p in self.keywords]
+        return f"{self.spec.name}({', '.join(parts)})"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        spec = self.spec
+        if spec.build is None:
+            if self.positional:
+                return self.positional[0].witness(gen)
+            return BUILTIN_SAMPLES[spec.name]
+        attrs = {a: gen.subject(1) for a in spec.match_args}
+        for attr, p in zip(spec.match_args, self.positional):
+            attrs[attr] = p.witness(gen)
+        for attr, p in self.keywords:
+            if attr in attrs:
+                attrs[attr] = p.witness(gen)
+        return spec.build.format(**attrs)
+
+
+@dataclasses.dataclass
+class POr(Pattern):
+    alternatives: list[Pattern]
+
+    def __post_init__(self) -> None:
+        self.names = self.alternatives[0].names
+        self.irrefutable = any(p.irrefutable for p in self.alternatives)
+
+    def render(self) -> str:
+        return " | ".join(_closed(p) for p in self.alternatives)
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return pick(gen.ch, self.alternatives).witness(gen)
+
+
+@dataclasses.dataclass
+class PAs(Pattern):
+    inner: Pattern
+    name: str
+
+    def __post_init__(self) -> None:
+        self.names = self.inner.names + (self.name,)
+        self.irrefutable = self.inner.irrefutable
+
+    def render(self) -> str:
+        return f"{_closed(self.inner)} as {self.name}"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return self.inner.witness(gen)
+
+
+@dataclasses.dataclass
+class PGroup(Pattern):
+    inner: Pattern
+
+    def __post_init__(self) -> None:
+        self.names = self.inner.names
+        self.irrefutable = self.inner.irrefutable
+
+    def render(self) -> str:
+        return f"({self.inner.render()})"
+
+    def witness(self, gen: "ProgramGen") -> str:
+        return self.inner.witness(gen)
+
+
+def _closed(p: Pattern) -> str:
+    """Parenthesize or/as patterns where they are operands of `|` or `as`."""
+    text = p.render()
+    return f"({text})" if isinstance(p, (POr, PAs)) else text
+
+
+def _refutable(p: Pattern) -> Pattern:
+    """A refutable pattern binding the same names (`[p]`): CPython rejects an
+    irrefutable case or alternative anywhere but last."""
+    return PSequence([p], None, None, False) if p.irrefutable else p
+
+
+@dataclasses.dataclass
+class Case:
+    pattern: Pattern
+    guard: bool
+
+
+@dataclasses.dataclass
+class MatchSpec:
+    cases: list[Case]
+
+
+class ProgramGen:
+    """Generates match statements, subjects and whole programs."""
+
+    def __init__(self, ch: Chooser, *, instrumented: bool = True) -> None:
+        self.ch = ch
+        # LogSeq/LogMap subjects: their call logs (len() excluded) are printed.
+        self.instrumented = instrumented
+        self._used: set[str] = set()
+
+    # -- patterns ----------------------------------------------------------
+
+    def _fresh(self) -> str | None:
+        free = [n for n in NAME_POOL if n not in self._used]
+        if not free:
+            return None
+        name = pick(self.ch, free)
+        self._used.add(name)
+        return name
+
+    def _split(self, names: tuple[str, ...], k: int) -> list[tuple[str, ...]]:
+        groups: list[list[str]] = [[] for _ in range(k)]
+        for n in names:
+            groups[self.ch.integer(0, k - 1)].append(n)
+        return [tuple(g) for g in groups]
+
+    def pattern(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        """A pattern binding fresh names (req None) or exactly `req`."""
+        ch = self.ch
+        if req is None:
+            leaf = ["literal", "capture", "wildcard", "value"]
+            kinds = leaf if depth <= 0 else leaf + [
+                "sequence", "mapping", "class", "or", "as", "group",
+            ]  # fmt: skip
+        elif not req:
+            leaf = ["literal", "wildcard", "value"]
+            kinds = leaf if depth <= 0 else leaf + [
+                "sequence", "mapping", "class", "or", "group",
+            ]  # fmt: skip
+        elif depth <= 0:
+            if len(req) == 1:
+                return PCapture(req[0])
+            return PSequence([PCapture(n) for n in req], None, None, False)
+        else:
+            kinds = ["sequence", "mapping", "class", "or", "as", "group"]
+            if len(req) == 1:
+                kinds.insert(0, "capture")
+        kind = pick(ch, kinds)
+        return getattr(self, "_" + kind)(req, depth - 1)
+
+    def _literal(self, req: Any, depth: int) -> Pattern:
+        return PLiteral(pick(self.ch, LITERALS))
+
+    def _value(self, req: Any, depth: int) -> Pattern:
+        return PValue(pick(self.ch, VALUES))
+
+    def _wildcard(self, req: Any, depth: int) -> Pattern:
+        return PCapture(None)
+
+    def _capture(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        return PCapture(req[0] if req else self._fresh())
+
+    def _group(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        return PGroup(self.pattern(req, depth))
+
+    def _as(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        if req is None:
+            inner = self.pattern(None, depth)
+            name = self._fresh()
+            return PAs(inner, name) if name else inner
+        return PAs(self.pattern(req[:-1], depth), req[-1])
+
+    def _or(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        first = self.pattern(req, depth)
+        alts = [first] + [
+            self.pattern(first.names, depth) for _ in range(self.ch.integer(1, 2))
+        ]
+        # Only the last alternative may be irrefutable.
+        alts = [_refutable(p) for p in alts[:-1]] + alts[-1:]
+        return POr(alts)
+
+    def _sequence(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        ch = self.ch
+        n = ch.integer(0, 3)
+        star = pick(ch, ["none", "wild", "named"])
+        star_name = None
+        if req is None:
+            items = [self.pattern(None, depth) for _ in range(n)]
+            if star == "named":
+                star_name = self._fresh()
+        else:
+            names = req
+            if star == "named" and names:
+                star_name, names = names[0], names[1:]
+            elif star == "named":
+                star = "wild"
+            if names and n == 0:
+                n = 1
+            items = [self.pattern(g, depth) for g in self._split(names, n)] if n else []
+        star_at = None if star == "none" else ch.integer(0, len(items))
+        return PSequence(items, star_at, star_name, chance(ch, 30))
+
+    def _mapping(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        ch = self.ch
+        keys: list[str] = []
+        groups: set[int] = set()
+        for _ in range(ch.integer(0, 3)):
+            if chance(ch, 15):
+                keys.append(pick(ch, VALUE_KEYS)[0])
+                continue
+            key, group = pick(ch, KEYS)
+            if group not in groups:  # else a compile-time duplicate key
+                keys.append(key)
+                groups.add(group)
+        keys = list(dict.fromkeys(keys))
+        with_rest = chance(ch, 30)
+        rest = None
+        if req is None:
+            values = [self.pattern(None, depth) for _ in keys]
+            if with_rest:
+                rest = self._fresh()
+        else:
+            names = req
+            if with_rest and names:
+                rest, names = names[0], names[1:]
+            if names and not keys:
+                keys = [pick(ch, KEYS)[0]]
+            values = (
+                [self.pattern(g, depth) for g in self._split(names, len(keys))]
+                if keys
+                else []
+            )
+        return PMapping(list(zip(keys, values)), rest)
+
+    def _class(self, req: tuple[str, ...] | None, depth: int) -> Pattern:
+        ch = self.ch
+        spec = pick(ch, CLASSES)
+        n_pos = ch.integer(0, len(spec.match_args))
+        if chance(ch, 5):
+            n_pos += 1  # too many positional sub-patterns: TypeError
+        attrs = [a for a in spec.match_args[n_pos:] + spec.other_attrs if a]
+        if chance(ch, 5) and spec.match_args[:n_pos] and spec.match_args[0]:
+            attrs.append(spec.match_args[0])  # same attribute twice: TypeError
+        kw = [a for a in attrs if chance(ch, 30)]
+        k = n_pos + len(kw)
+        if req is None:
+            subs = [self.pattern(None, depth) for _ in range(k)]
+        else:
+            if req and k == 0:
+                kw = [attrs[0]] if attrs else []
+                n_pos = 0 if attrs else 1
+                k = n_pos + len(kw)
+            subs = [self.pattern(g, depth) for g in self._split(req, k)]
+        return PClass(spec, subs[:n_pos], list(zip(kw, subs[n_pos:])))
+
+    # -- statements ----------------------------------------------------------
+
+    def match_spec(self, max_cases: int = 4) -> MatchSpec:
+        cases = []
+        n = self.ch.integer(1, max_cases)
+        for i in range(n):
+            self._used = set()
+            p = self.pattern(None, self.ch.integer(1, 3))
+            guard = chance(self.ch, 25)
+            if i < n - 1 and p.irrefutable and not guard:
+                p = _refutable(p)
+            cases.append(Case(p, guard))
+        return MatchSpec(cases)
+
+    # -- subjects ------------------------------------------------------------
+
+    def sequence_of(self, elems: list[str]) -> str:
+        body = ", ".join(elems)
+        kinds = ["list", "tuple", "deque"]
+        if self.instrumented:
+            kinds.append("logseq")
+        kind = pick(self.ch, kinds)
+        if kind == "tuple":
+            return "(" + body + ("," if len(elems) == 1 else "") + ")"
+        if kind == "deque":
+            return f"collections.deque([{body}])"
+        if kind == "logseq":
+            return f"dt.LogSeq([{body}], 'seq', ('len',))"
+        return f"[{body}]"
+
+    def mapping_of(self, entries: list[tuple[str, str]]) -> str:
+        body = "{" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
+        kinds = ["dict", "ordered", "defaultdict"]
+        if self.instrumented:
+            kinds.append("logmap")
+        kind = pick(self.ch, kinds)
+        if kind == "ordered":
+            return f"collections.OrderedDict({body})"
+        if kind == "defaultdict":
+            return f"collections.defaultdict(list, {body})"
+        if kind == "logmap":
+            return f"dt.LogMap({body}, 'map', ('len',))"
+        return body
+
+    def subject(self, depth: int) -> str:
+        ch = self.ch
+        atoms = LITERALS + VALUES + (
+            "float('nan')", "bytearray(b'a')", "'abc'", "(x for x in [1])",
+            "iter([1, 2])", "range(2)", "{1, 2}", "frozenset()", "object()",
+        )  # fmt: skip
+        if depth <= 0 or not chance(ch, 45):
+            return pick(ch, atoms)
+        kind = pick(ch, ["seq", "map", "class"])
+        if kind == "seq":
+            return self.sequence_of(
+                [self.subject(depth - 1) for _ in range(ch.integer(0, 3))]
+            )
+        if kind == "map":
+            entries = [
+                (pick(ch, KEYS)[0], self.subject(depth - 1))
+                for _ in range(ch.integer(0, 3))
+            ]
+            return self.mapping_of(entries)
+        spec = pick(ch, [c for c in CLASSES if c.build])
+        return spec.build.format(
+            **{a: self.subject(depth - 1) for a in spec.match_args}
+        )
+
+    def subject_for(self, spec: MatchSpec) -> str:
+        """A subject built to match one of the cases (or a random one)."""
+        if chance(self.ch, 75):
+            return pick(self.ch, spec.cases).pattern.witness(self)
+        return self.subject(2)
+
+
+def render_function(index: int, spec: MatchSpec) -> str:
+    fname = f"f{index}"
+    lines = [f"def {fname}(s):", "    match s:"]
+    for ci, case in enumerate(spec.cases):
+        guard = ""
+        if case.guard:
+            args = ", ".join((repr(f"{fname}.{ci}"),) + case.pattern.names)
+            guard = f" if G({args})"
+        lines.append(f"        case {case.pattern.render()}{guard}:")
+        lines.append(f"            print('case', {ci}, dt.dump(locals()))")
+    lines.append("    print('end', dt.dump(locals()))")
+    return "\n".join(lines) + "\n"
+
+
+@dataclasses.dataclass
+class RandomProgram:
+    """Match statements x subjects: every statement is run on every subject
+    (`subjects[i]` are the subjects of statement i: they share most, and each
+    has its own witnesses)."""
+
+    specs: list[MatchSpec]
+    subjects: list[list[str]]
+
+    def source(self) -> str:
+        parts = [RANDOM_PRELUDE]
+        for i, spec in enumerate(self.specs):
+            parts.append("\n" + render_function(i, spec))
+        parts.append("\n")
+        for i, subjects in enumerate(self.subjects):
+            for j, subject in enumerate(subjects):
+                parts.append(f"run(f{i}, 'f{i}/{j}', lambda: {subject})\n")
+        return "".join(parts)
+
+    def only(self, i: int, j: int | None = None) -> "RandomProgram":
+        subjects = self.subjects[i] if j is None else [self.subjects[i][j]]
+        return RandomProgram([self.specs[i]], [subjects])
+
+    def cases(self) -> int:
+        return sum(len(s) for s in self.subjects)
+
+
+def random_program(
+    gen: ProgramGen, n_statements: int, n_subjects: int
+) -> RandomProgram:
+    specs = [gen.match_spec() for _ in range(n_statements)]
+    shared = [gen.subject(2) for _ in range(n_subjects // 2)]
+    subjects = [
+        shared + [gen.subject_for(spec) for _ in range(n_subjects - len(shared))]
+        for spec in specs
+    ]
+    return RandomProgram(specs, subjects)
+
+
+def split_blocks(stdout: str) -> dict[str, str]:
+    """Output of a RandomProgram per `f{i}/{j}` run (keyed by that tag)."""
+    blocks: dict[str, list[str]] = {}
+    current = "prelude"
+    for line in stdout.split("\n"):
+        if line.startswith("== "):
+            current = line[3:]
+        blocks.setdefault(current, []).append(line)
+    return {k: "\n".join(v) for k, v in blocks.items()}
+
+
+def outcome_differs(want: Outcome, got: Outcome) -> bool:
+    return want.observable() != got.observable()
+
+
+@dataclasses.dataclass
+class RandomMismatch:
+    target: str
+    program: RandomProgram
+    oracle: Outcome
+    actual: Outcome
+
+    def report(self) -> str:
+        text = explain_mismatch(
+            self.program.source(),
+            {ORACLE_VERSION: self.oracle},
+            self.target,
+            self.actual,
+        )
+        return text or "(no difference on re-run)"
+
+
+class RandomChecker:
+    """Runs RandomPrograms natively and transpiled, and shrinks differences."""
+
+    def __init__(self, oracle_exe: str, targets: Mapping[str, str]) -> None:
+        self.oracle_exe = oracle_exe
+        self.targets = dict(targets)  # version -> interpreter
+        self.runs = 0
+
+    def _run(self, program: RandomProgram, target: str | None) -> Outcome:
+        self.runs += 1
+        p = Program("random", program.source())
+        if target is None:
+            return run_native([p], self.oracle_exe)["random"]
+        return run_transpiled([p], self.targets[target], target)["random"]
+
+    def compile_error(self, program: RandomProgram) -> str | None:
+        """The generator only makes programs CPython 3.10+ accepts; check it."""
+        if sys.version_info < (3, 10):
+            return None  # this interpreter cannot tell
+        try:
+            compile(program.source(), "<random>", "exec")
+        except SyntaxError as exc:
+            return f"{exc}"
+        return None
+
+    def check(
+        self, program: RandomProgram, shrink: bool = True
+    ) -> list[RandomMismatch]:
+        """Mismatches per target, each shrunk to one statement, one subject."""
+        oracle = self._run(program, None)
+        found = []
+        for target in self.targets:
+            actual = self._run(program, target)
+            if not outcome_differs(oracle, actual):
+                continue
+            if shrink:
+                found.append(self.shrink(program, target, oracle, actual))
+            else:
+                found.append(RandomMismatch(target, program, oracle, actual))
+        return found
+
+    def _still_differs(
+        self, program: RandomProgram, target: str
+    ) -> RandomMismatch | None:
+        oracle = self._run(program, None)
+        actual = self._run(program, target)
+        if outcome_differs(oracle, actual):
+            return RandomMismatch(target, program, oracle, actual)
+        return None
+
+    def shrink(
+        self, program: RandomProgram, target: str, oracle: Outcome, actual: Outcome
+    ) -> RandomMismatch:
+        best = RandomMismatch(target, program, oracle, actual)
+        if oracle.problem or actual.problem or oracle.error or actual.error:
+            # Not attributable to one run from the printed blocks: try each
+            # statement alone.
+            candidates = [(i, None) for i in range(len(program.specs))]
+        else:
+            want, got = split_blocks(oracle.stdout), split_blocks(actual.stdout)
+            tags = [
+                t
+                for t in dict.fromkeys(list(want) + list(got))
+                if want.get(t) != got.get(t)
+            ]
+            candidates = []
+            for tag in tags:
+                if "/" in tag and tag.startswith("f"):
+                    i, j = tag[1:].split("/")
+                    candidates.append((int(i), int(j)))
+        for i, j in candidates[:5]:
+            smaller = self._still_differs(program.only(i, j), target)
+            if smaller is None and j is not None:
+                smaller = self._still_differs(program.only(i), target)
+            if smaller is not None:
+                best = smaller
+                break
+        return self._drop_cases(best)
+
+    def _drop_cases(self, found: RandomMismatch) -> RandomMismatch:
+        """Remove cases (and guards) while the difference stays."""
+        program = found.program
+        if len(program.specs) != 1:
+            return found
+        changed = True
+        while changed:
+            changed = False
+            cases = program.specs[0].cases
+            for k in range(len(cases)):
+                variants = []
+                if len(cases) > 1:
+                    variants.append(cases[:k] + cases[k + 1 :])
+                if cases[k].guard and (
+                    k == len(cases) - 1 or not cases[k].pattern.irrefutable
+                ):
+                    variants.append(
+                        cases[:k] + [Case(cases[k].pattern, False)] + cases[k + 1 :]
+                    )
+                for variant in variants:
+                    candidate = RandomProgram([MatchSpec(variant)], program.subjects)
+                    if self.compile_error(candidate):
+                        continue
+                    smaller = self._still_differs(candidate, found.target)
+                    if smaller is not None:
+                        found, program, changed = smaller, candidate, True
+                        break
+                if changed:
+                    break
+        return found

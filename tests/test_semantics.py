@@ -10,7 +10,7 @@ them, `dt.ev` to count evaluations, `dt.names` to list user names).
 
 from __future__ import annotations
 
-import ast
+import re
 
 import pytest
 
@@ -1713,8 +1713,7 @@ def check(*objs):
 
 prog(
     "inheritance-multiple-mapping-first",
-    _INHERITANCE_PRELUDE
-    + """
+    _INHERITANCE_PRELUDE + """
 class C:
     pass
 class M1(collections.UserDict, collections.abc.Sequence):
@@ -1731,8 +1730,7 @@ check(M1(), M2(), M3(), M4())
 
 prog(
     "inheritance-multiple-sequence-first",
-    _INHERITANCE_PRELUDE
-    + """
+    _INHERITANCE_PRELUDE + """
 class C:
     pass
 class S1(collections.UserList, collections.abc.Mapping):
@@ -1749,8 +1747,7 @@ check(S1(), S2(), S3(), S4())
 
 prog(
     "inheritance-late-registration-mapping",
-    _INHERITANCE_PRELUDE
-    + """
+    _INHERITANCE_PRELUDE + """
 class Parent:
     pass
 class ChildPre(Parent):
@@ -1768,8 +1765,7 @@ check(Parent(), ChildPre(), GrandchildPre(), ChildPost(), GrandchildPost())
 
 prog(
     "inheritance-late-registration-sequence",
-    _INHERITANCE_PRELUDE
-    + """
+    _INHERITANCE_PRELUDE + """
 class Parent:
     pass
 class ChildPre(Parent):
@@ -2503,8 +2499,7 @@ def test_transpiled_behaves_like_cpython(program: Program, target: str) -> None:
 def test_program_is_a_sound_oracle(program: Program) -> None:
     """The program itself is right: it contains a match, runs cleanly on 3.10,
     prints something, and 3.10 and 3.12 agree (unless declared otherwise)."""
-    tree = ast.parse(program.source)
-    assert any(isinstance(n, ast.Match) for n in ast.walk(tree)), "no match statement"
+    assert re.search(r"^\s*match .*:$", program.source, re.M), "no match statement"
     oracles = _oracle_outcomes(program)
     native = oracles[ORACLE_VERSION]
     assert native.problem is None, native.problem

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Long differential fuzzing of spam_transpile against CPython 3.10.
+
+    python scripts/fuzz.py --count 10000 --seed 1
+
+generates COUNT random match statements (see tests/difftest.py, ProgramGen),
+runs each on SUBJECTS random subjects natively on CPython 3.10 and transpiled
+on each target (3.9 and 3.8 by default), BATCH statements per subprocess, and
+prints how many programs, statements and statement x subject cases it checked.
+Every difference is shrunk to a single statement, a single subject and the
+fewest cases, and printed with its program text. Exit status 1 if any.
+
+The same seed gives the same programs (the run is reproducible); interpreters
+are found as in tests/interpreters.py (SPAM_TRANSPILE_PYTHON_3_9=..., PATH,
+pyenv).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+
+from difftest import (  # noqa: E402
+    ORACLE_VERSION,
+    TARGET_VERSIONS,
+    ProgramGen,
+    RandomChecker,
+    RandomChooser,
+    RandomMismatch,
+    random_program,
+)
+from interpreters import find_interpreter  # noqa: E402
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=1000, help="match statements")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--subjects", type=int, default=12, help="subjects per statement"
+    )
+    parser.add_argument("--batch", type=int, default=200, help="statements per program")
+    parser.add_argument(
+        "--targets",
+        default=",".join(TARGET_VERSIONS),
+        help="comma-separated target versions (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--no-instrumented",
+        action="store_true",
+        help="no LogSeq/LogMap subjects (ignore protocol-call differences)",
+    )
+    parser.add_argument(
+        "--max-report", type=int, default=10, help="mismatches to print"
+    )
+    return parser.parse_args(argv)
+
+
+def find_interpreters(targets: list[str]) -> tuple[str, dict[str, str]]:
+    oracle = find_interpreter(ORACLE_VERSION)
+    if oracle is None:
+        sys.exit(f"fuzz: CPython {ORACLE_VERSION} (the oracle) not found")
+    found = {}
+    for version in targets:
+        exe = find_interpreter(version)
+        if exe is None:
+            print(f"fuzz: CPython {version} not found, skipping that target")
+        else:
+            found[version] = exe
+    if not found:
+        sys.exit("fuzz: no target interpreter found")
+    return oracle, found
+
+
+def signature(m: RandomMismatch) -> str:
+    """One line that identifies a mismatch (to not print the same bug twice)."""
+    spec = m.program.specs[0] if len(m.program.specs) == 1 else None
+    pats = [c.pattern.render() for c in spec.cases] if spec else ["<several>"]
+    return f"{m.target}: {' / '.join(pats)}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    oracle, targets = find_interpreters(args.targets.split(","))
+    checker = RandomChecker(oracle, targets)
+    rng = random.Random(args.seed)
+    gen = ProgramGen(RandomChooser(rng), instrumented=not args.no_instrumented)
+    programs = statements = cases = 0
+    mismatches: list[RandomMismatch] = []
+    seen: set[str] = set()
+    started = time.monotonic()
+    while statements < args.count:
+        n = min(args.batch, args.count - statements)
+        program = random_program(gen, n, args.subjects)
+        problem = checker.compile_error(program)
+        if problem:
+            print(f"fuzz: generator bug, program does not compile: {problem}")
+            return 2
+        for m in checker.check(program, shrink=True):
+            mismatches.append(m)
+            key = signature(m)
+            if key not in seen and len(seen) < args.max_report:
+                seen.add(key)
+                print(f"\n=== mismatch #{len(mismatches)} ({key})")
+                print(m.report())
+        programs += 1
+        statements += n
+        cases += program.cases()
+        print(
+            f"fuzz: {statements}/{args.count} statements, {programs} programs, "
+            f"{len(mismatches)} mismatching programs, "
+            f"{time.monotonic() - started:.0f} s",
+            flush=True,
+        )
+    print(
+        f"\nchecked {programs} programs, {statements} match statements, "
+        f"{cases} statement x subject cases on {', '.join(targets)} "
+        f"(oracle CPython {ORACLE_VERSION}, seed {args.seed}): "
+        f"{len(mismatches)} mismatching programs"
+    )
+    return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
