@@ -50,18 +50,27 @@ _SEQUENCE_WINS = (
 _NOT_TEXT = "not {isinstance}({v}, ({str}, {bytes}, {bytearray}))"
 
 # array.array has CPython 3.10's sequence flag but was never registered with
-# collections.abc.Sequence; if the array module was never imported, no array
-# can exist, so looking it up in sys.modules costs no import.
-_ARRAY = "{getattr}({__import__}('sys').modules.get('array'), 'array', ())"
+# collections.abc.Sequence. Its subclasses keep it as their solid base, the
+# last class before ``object`` in the MRO; for ``object`` itself the slice
+# gives ``object``.
+_ARRAY = "{type}({v}).__mro__[-2:][0].__module__ == 'array'"
+
+# Exact builtin types answer at once; only other types pay for the ABC checks.
+_NEVER_SEQUENCE = "({dict}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
+_NEVER_MAPPING = (
+    "({list}, {tuple}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
+)
 
 IS_SEQUENCE = (
-    "({type}({v}) is {list} or {type}({v}) is {tuple} or ("
+    "({type}({v}) is {list} or {type}({v}) is {tuple} or ({v} is not None and {type}({v}) not in "
+    + _NEVER_SEQUENCE
+    + " and "
     + _NOT_TEXT
     + " and ({isinstance}({v}, "
     + ABC
-    + ".Sequence) or {isinstance}({v}, "
+    + ".Sequence) or "
     + _ARRAY
-    + ")) and (not {isinstance}({v}, "
+    + ") and (not {isinstance}({v}, "
     + ABC
     + ".Mapping) or "
     + _SEQUENCE_WINS
@@ -69,7 +78,9 @@ IS_SEQUENCE = (
 )
 
 IS_MAPPING = (
-    "({type}({v}) is {dict} or ({isinstance}({v}, "
+    "({type}({v}) is {dict} or ({v} is not None and {type}({v}) not in "
+    + _NEVER_MAPPING
+    + " and {isinstance}({v}, "
     + ABC
     + ".Mapping) and (not {isinstance}({v}, "
     + ABC
@@ -101,18 +112,34 @@ IS_A_TYPE = (
 # own; 3.9 and older do not. Derive it as 3.10 does: for each class in the
 # MRO, its own __match_args__, else its dataclass init fields (3.10 takes
 # InitVar fields too, never ClassVar ones), else a namedtuple's _fields.
+_DATACLASS_FIELDS = (
+    "{tuple}({f}.name for {f} in {b}.__dict__['__dataclass_fields__'].values() "
+    "if {f}.init and {getattr}({f}._field_type, 'name', '') != '_FIELD_CLASSVAR')"
+)
+_IS_DATACLASS = "'__dataclass_params__' in {b}.__dict__ and '__dataclass_fields__' in {b}.__dict__"
+
 _OWN_MATCH_ARGS = (
     "{next}(({r} for {b} in {c}.__mro__ for {r} in ("
     "{b}.__dict__['__match_args__'] if '__match_args__' in {b}.__dict__ else "
-    "{tuple}({f}.name for {f} in {b}.__dict__['__dataclass_fields__'].values() "
-    "if {f}.init and {getattr}({f}._field_type, 'name', '') != '_FIELD_CLASSVAR') "
-    "if '__dataclass_params__' in {b}.__dict__ and '__dataclass_fields__' in {b}.__dict__ else "
+    + _DATACLASS_FIELDS
+    + " if "
+    + _IS_DATACLASS
+    + " else "
     "{b}.__dict__['_fields'] if '_fields' in {b}.__dict__ and {issubclass}({b}, {tuple}) "
     "else {d},) if {r} is not {d}), {d})"
 )
 
+# Fast paths first: a class's own __match_args__ (every class on 3.10+, and
+# user-written ones), then a class decorated with @dataclass itself; only
+# subclasses of dataclasses and namedtuples on 3.9 walk the MRO.
 MATCH_ARGS_LOOKUP = (
-    "(" + _OWN_MATCH_ARGS + " if {hasattr}({c}, '__dataclass_fields__') or "
+    "({getattr}({c}, '__match_args__') if '__match_args__' in {c}.__dict__ else "
+    + _DATACLASS_FIELDS.replace("{b}", "{c}")
+    + " if "
+    + _IS_DATACLASS.replace("{b}", "{c}")
+    + " else "
+    + _OWN_MATCH_ARGS
+    + " if {hasattr}({c}, '__dataclass_fields__') or "
     "({issubclass}({c}, {tuple}) and {hasattr}({c}, '_fields')) "
     "else {getattr}({c}, '__match_args__', {d}))"
 )

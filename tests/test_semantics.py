@@ -2253,6 +2253,441 @@ prog(
 )
 
 # ---------------------------------------------------------------------------
+# The subject is one value; helper names never show; user names never matter
+# ---------------------------------------------------------------------------
+
+prog(
+    "subject-name-rebound-by-capture-before-failed-guard",
+    """
+    def f(v):
+        match v:
+            case [v, *_] if False:
+                print("A")
+            case [1, 2]:
+                print("B: tested the original subject; v is now", v)
+            case _:
+                print("C: tested something else; v is", v)
+    f([1, 2])
+    """,
+)
+
+prog(
+    "subject-name-rebound-by-guard-walrus",
+    """
+    def f(v):
+        match v:
+            case int() if (v := "rebound") and False:
+                print("A")
+            case 5:
+                print("B: still the subject 5; v is", v)
+            case _:
+                print("C", v)
+    f(5)
+    """,
+)
+
+prog(
+    "subject-global-rebound-by-guard-side-effect",
+    """
+    state = 1
+    def advance():
+        global state
+        state = 2
+        return False
+    def f():
+        match state:
+            case 1 if advance():
+                print("A")
+            case 2:
+                print("B: wrong, the subject was 1")
+            case 1:
+                print("C: right, the subject is still 1")
+    f()
+    state = 1
+    match state:
+        case 1 if advance():
+            print("module A")
+        case 2:
+            print("module B: wrong")
+        case _:
+            print("module C: right", state)
+    """,
+)
+
+prog(
+    "subject-nonlocal-rebound-by-guard-side-effect",
+    """
+    def outer():
+        v = [1]
+        def bump():
+            nonlocal v
+            v = [2]
+            return False
+        match v:
+            case [1] if bump():
+                print("A")
+            case [2]:
+                print("B: wrong")
+            case [1]:
+                print("C: right", v)
+    outer()
+    """,
+)
+
+prog(
+    "subject-attribute-and-item-read-once",
+    """
+    import dt
+    class Obj:
+        @property
+        def prop(self):
+            print("read prop")
+            return [1, 2]
+    def f(o, d):
+        match o.prop:
+            case [1]:
+                print("one")
+            case [1, x]:
+                print("two", x)
+        match d["k"]:
+            case 0:
+                print("zero")
+            case _:
+                print("other")
+    f(Obj(), dt.LogMap({"k": 5}))
+    """,
+)
+
+prog(
+    "locals-after-unmatched-computed-subject",
+    """
+    import dt
+    def f(o):
+        match o["k"]:
+            case 1:
+                print("one", dt.names(locals()))
+            case [x]:
+                print("list")
+        print("after", dt.names(locals()))
+        match len(o) + 1:
+            case 100:
+                pass
+        print("after 2", dt.names(locals()))
+    f({"k": 5}); f({"k": 1})
+    """,
+)
+
+prog(
+    "locals-inside-guard",
+    """
+    import dt
+    def f(v):
+        match v + 0:
+            case 1 if print("guard1", dt.names(locals())) or False:
+                pass
+            case [x] | x if print("guard2", dt.names(locals())) or False:
+                pass
+            case y if print("guard3", dt.names(locals())) or True:
+                print("body", dt.names(locals()))
+    f(1)
+    class C:
+        match 1:
+            case 1 if print("class guard", dt.names(locals())) or True:
+                pass
+    match 2:
+        case int(n) if print("module guard", [k for k in dt.names(globals()) if k != "C"]) or True:
+            pass
+    """,
+)
+
+prog(
+    "helpers-not-left-after-exception-in-function",
+    """
+    import dt
+    def f(v):
+        try:
+            match v[0]:
+                case 1:
+                    pass
+                case [x] if 1 / 0:
+                    pass
+        except ZeroDivisionError:
+            print("after raise", dt.names(locals()))
+        try:
+            match v[0]:
+                case dt.Props(boom=b):
+                    pass
+        except KeyError:
+            print("after raise 2", dt.names(locals()))
+    f([[5]]); f([dt.Props(1, 2)])
+    """,
+)
+
+prog(
+    "helpers-not-left-after-exception-in-class-body",
+    """
+    import dt
+    class C:
+        try:
+            match [1, 2]:
+                case [x, y] if x / 0:
+                    pass
+        except ZeroDivisionError:
+            pass
+        try:
+            match {"k": 1}:
+                case {"k": k, **rest} if k / 0:
+                    pass
+        except ZeroDivisionError:
+            pass
+    print(dt.dump(vars(C)))
+    """,
+)
+
+prog(
+    "helpers-not-left-after-exception-at-module-level",
+    """
+    import dt
+    before = set(dt.names(globals()))
+    try:
+        match [1, 2]:
+            case [x, y] if x / 0:
+                pass
+    except ZeroDivisionError:
+        pass
+    try:
+        match dt.Props(1, 2):
+            case dt.Props(boom=b):
+                pass
+    except KeyError:
+        pass
+    print(sorted(set(dt.names(globals())) - before - {"before"}))
+    """,
+)
+
+prog(
+    "builtins-shadowed-by-parameters-and-locals",
+    """
+    def f(type, len, isinstance, list, tuple, str, object, next, getattr, issubclass, v):
+        bytes = bytearray = dict = iter = hasattr = TypeError = id = None
+        __import__ = None
+        match v:
+            case [a, *rest] if a:
+                return ("seq", a, rest)
+            case {"k": k, **others}:
+                return ("map", k, others)
+            case int(n) | float(n):
+                return ("num", n)
+            case (1, 2) | [3, 4]:
+                return "pair"
+            case _:
+                return "other"
+    for v in ([1, 2, 3], {"k": 1, "z": 2}, 5, 2.5, (3, 4), None):
+        print(f(*[None] * 10, v))
+    """,
+)
+
+prog(
+    "builtins-shadowed-at-module-level",
+    """
+    import dataclasses
+    @dataclasses.dataclass
+    class P:
+        x: int
+        y: int
+    len = type = isinstance = next = getattr = hasattr = issubclass = None
+    tuple = list = str = object = bytes = bytearray = dict = iter = None
+    for v in ([1, 2], {"a": 1}, P(1, 2), (1,), "s"):
+        match v:
+            case [a, b]:
+                print("pair", a, b)
+            case {"a": a, **rest}:
+                print("map", a, rest)
+            case P(x, y):
+                print("P", x, y)
+            case [*_]:
+                print("seq")
+            case _:
+                print("other")
+    """,
+)
+
+prog(
+    "builtins-shadowed-in-class-body",
+    """
+    import dt
+    class C:
+        type = "a class attribute named type"
+        len = isinstance = tuple = list = next = None
+        match [1, 2]:
+            case [a, b]:
+                pair = (a, b)
+        match {"k": 1}:
+            case {"k": k}:
+                key = k
+    print(dt.dump(vars(C)))
+    """,
+)
+
+prog(
+    "builtins-shadowed-by-capture-in-earlier-case",
+    """
+    def f(v):
+        match v:
+            case [len, *type] if False:
+                pass
+            case [isinstance] if False:
+                pass
+            case {"k": next} if False:
+                pass
+            case [a, b]:
+                print("two", a, b, len, type)
+            case {"k": k, **rest}:
+                print("map", k, rest)
+            case _:
+                print("other")
+    f([1, 2]); f({"k": 3, "j": 4}); f(5)
+    """,
+)
+
+prog(
+    "class-body-patterns-refer-to-class-level-names",
+    """
+    import dt
+    class Outer:
+        class Inner:
+            A = 1
+            __match_args__ = ("v",)
+            def __init__(self, v):
+                self.v = v
+        consts = Inner(7)
+        match Inner(1):
+            case Inner(consts.v):
+                which = "value pattern via class-level name"
+            case Inner(Inner.A):
+                which = "class pattern and value pattern via class-level names"
+        match [1, Inner(2)]:
+            case [Inner.A, Inner(v)]:
+                inner_v = v
+        match {1: "x"}:
+            case {Inner.A: x}:
+                mapped = x
+    print(dt.dump(vars(Outer)))
+    """,
+)
+
+prog(
+    "class-body-inside-function-sees-closure",
+    """
+    import dt
+    def make(limit):
+        class C:
+            match [limit, 2]:
+                case [n, m] if n > m:
+                    big = True
+                case [n, m]:
+                    big = False
+        return C
+    print(dt.dump(vars(make(5)))); print(dt.dump(vars(make(1))))
+    """,
+)
+
+prog(
+    "big-mapping-pattern-many-keys",
+    """
+    def f(v):
+        match v:
+            case {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": 8,
+                  "i": 9, "j": 10, "k": 11, "l": 12, "m": m, **rest}:
+                return ("all", m, rest)
+            case {"a": a}:
+                return ("a", a)
+    d = dict(zip("abcdefghijkl", range(1, 13)))
+    print(f({**d, "m": 13, "n": 14})); print(f({"a": 0}))
+    """,
+)
+
+prog(
+    "big-class-pattern-many-keywords",
+    """
+    import types
+    def f(v):
+        match v:
+            case types.SimpleNamespace(a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10,
+                                       k=11, l=12):
+                return "all twelve"
+            case types.SimpleNamespace(a=a):
+                return ("a", a)
+    ns = types.SimpleNamespace(**dict(zip("abcdefghijkl", range(1, 13))))
+    print(f(ns)); print(f(types.SimpleNamespace(a=0)))
+    """,
+)
+
+prog(
+    "big-deeply-nested-sequence-pattern",
+    """
+    def f(v):
+        match v:
+            case [[[[[[[[[[[[x]]]]]]]]]]]]:
+                return ("deep", x)
+            case [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, y]:
+                return ("long", y)
+            case _:
+                return "no"
+    v = "bottom"
+    for _ in range(12):
+        v = [v]
+    print(f(v)); print(f(list(range(1, 22)) + ["end"])); print(f([[[1]]]))
+    """,
+)
+
+prog(
+    "big-or-pattern-many-alternatives",
+    """
+    def f(v):
+        match v:
+            case (0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17
+                  | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25):
+                return "small"
+            case ([x] | (x, _) | {"x": x} | [_, _, x] | [_, _, _, x] | [_, _, _, _, x]
+                  | [_, _, _, _, _, x] | [_, _, _, _, _, _, x] | [_, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, x] | [_, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, x] | [_, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]
+                  | [_, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, _, x]):
+                return ("last", x)
+        return "no"
+    print(f(25)); print(f([1])); print(f(list(range(22)))); print(f(26))
+    """,
+)
+
+prog(
+    "many-match-statements-in-one-function",
+    """
+    def f(v):
+        out = []
+"""
+    + "".join(f"""
+        match v:
+            case [{i}, x{i}] | {{"k": x{i}, "i": {i}}}:
+                out.append(("hit", {i}, x{i}))
+            case _:
+                pass
+""" for i in range(40))
+    + """
+        return out
+    print(f([7, "seven"])); print(f({"k": "k39", "i": 39})); print(f(None))
+    """,
+)
+
+# ---------------------------------------------------------------------------
 # Line numbers: tracebacks and sys.settrace events
 # ---------------------------------------------------------------------------
 

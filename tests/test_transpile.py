@@ -1,0 +1,162 @@
+"""The pure core: ``transpile(source) -> source``, tables of inputs and outcomes."""
+
+from __future__ import annotations
+
+import pytest
+
+from spam_transpile import TranspileError, transpile
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param("", id="empty"),
+        pytest.param("x = 1\n", id="no-match"),
+        pytest.param("match = 1\nmatch(x)\nmatch[x]\ncase.x = 2\n", id="soft-keywords"),
+        pytest.param("import re\nm = re.match('a', 'a')\n", id="re-match"),
+        pytest.param("def f():\n    return match\n", id="match-as-name"),
+        pytest.param("x = 1\r\ny = 2\r\n", id="crlf"),
+        pytest.param("\ufeffx = 1\n", id="bom"),
+        pytest.param("# -*- coding: latin-1 -*-\nx = 'é'\n", id="coding-cookie"),
+        pytest.param("x = 1", id="no-final-newline"),
+    ],
+)
+def test_source_without_match_statements_is_returned_unchanged(source: str) -> None:
+    assert transpile(source) == source
+
+
+def _lines(text: str) -> list:
+    return text.splitlines(keepends=True)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        pytest.param(
+            "def f(x):\n    match x:\n        case 1:\n            return 1\n", id="simple"
+        ),
+        pytest.param(
+            "def f(x):\n    match (\n        x\n    ):\n        case 1:\n            return 1\n",
+            id="multi-line-subject",
+        ),
+        pytest.param(
+            "def f(x):\n    match x:\n        case (1 |\n              2 |\n              3):\n"
+            "            return 1\n",
+            id="multi-line-pattern",
+        ),
+        pytest.param(
+            "def f(x):\n    match x:\n        case y if (y >\n                   0):\n"
+            "            return 1\n",
+            id="multi-line-guard",
+        ),
+        pytest.param(
+            "match x:\n    case 1: pass\n    case 2: pass  # two\n", id="one-line-bodies"
+        ),
+        pytest.param(
+            "match x:\n    case 1:\n        pass\n    # trailing\n\ny = 1\n",
+            id="comment-after-last-case",
+        ),
+        pytest.param(
+            "match x:\n    case 1:\n        pass\n    # trailing\n", id="comment-at-end-of-file"
+        ),
+        pytest.param(
+            "match \\\n    x:\n    case 1:\n        pass\n", id="backslash-continuation"
+        ),
+    ],
+)
+def test_every_line_keeps_its_number(source: str) -> None:
+    out = transpile(source)
+    assert len(_lines(out)) == len(_lines(source))
+    assert "match" not in out.replace("_spam_", "")
+    compile(out, "<out>", "exec")
+
+
+def test_bodies_are_kept_byte_for_byte() -> None:
+    source = (
+        "def f(x):\n"
+        "    match x:\n"
+        "        case [a, *_]:\n"
+        "            if a:   # odd  spacing kept\n"
+        "                return  'quoted'\n"
+        "        case _:\n"
+        "            pass\n"
+    )
+    out = _lines(transpile(source))
+    src = _lines(source)
+    for number in (3, 4, 6):
+        assert out[number] == src[number]
+
+
+def test_rest_of_file_is_byte_identical() -> None:
+    head = "import os  # keep\n\n\n'''doc'''\n"
+    tail = "\n\nx = [ 1,2 ]   # spacing\n"
+    source = head + "match x:\n    case 1:\n        pass\n" + tail
+    out = transpile(source)
+    assert out.startswith(head) and out.endswith(tail)
+
+
+def test_crlf_line_endings_are_kept() -> None:
+    source = "match x:\r\n    case 1:\r\n        pass\r\n    case _:\r\n        pass\r\n"
+    out = transpile(source)
+    assert out.count("\r\n") == source.count("\r\n")
+    assert "\n" not in out.replace("\r\n", "")
+
+
+def test_temporaries_never_collide_with_user_names() -> None:
+    source = (
+        "_spam_subject1 = 'user'\n"
+        "def f(x):\n"
+        "    match x.y:\n"
+        "        case [a, b]:\n"
+        "            return _spam_subject1\n"
+    )
+    out = transpile(source)
+    assert "_spam_subject1 = x.y" not in out
+    assert out.startswith("_spam_subject1 = 'user'\n")
+
+
+def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
+    source = "def f(type, len):\n    match type:\n        case [a]:\n            return a\n"
+    out = transpile(source)
+    assert "__import__('builtins').len(" in out
+    assert "__import__('builtins').type(" in out
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "column"),
+    [
+        pytest.param("x = (\n", 2, 1, id="unclosed-paren"),
+        pytest.param("match x:\n    case 1 2:\n        pass\n", 2, 1, id="bad-pattern"),
+        pytest.param("def f(:\n    pass\n", 1, 7, id="bad-def"),
+    ],
+)
+def test_invalid_source_raises_transpile_error(source: str, line: int, column: int) -> None:
+    with pytest.raises(TranspileError) as info:
+        transpile(source, filename="bad.py")
+    error = info.value
+    assert isinstance(error, SyntaxError)
+    assert error.filename == "bad.py"
+    assert error.lineno >= 1 and error.offset >= 1
+    assert error.format().startswith("bad.py:")
+
+
+@pytest.mark.parametrize("target", ["3.6", "3.7"])
+def test_targets_without_assignment_expressions_are_refused_clearly(target: str) -> None:
+    with pytest.raises(TranspileError, match="not supported yet"):
+        transpile("match x:\n    case 1:\n        pass\n", target=target)
+
+
+def test_unknown_target_is_an_error() -> None:
+    with pytest.raises(TranspileError, match="unknown target"):
+        transpile("x = 1\n", target="2.7")
+
+
+@pytest.mark.parametrize("target", ["3.8", "3.9"])
+def test_output_uses_only_target_syntax(target: str) -> None:
+    # The tool's own interpreter (3.9+) can check the 3.8 grammar through ast.
+    import ast
+
+    source = "match x:\n    case [a, *r] if a:\n        pass\n    case {'k': v, **kw}:\n        pass\n"
+    out = transpile(source, target=target)
+    major, minor = map(int, target.split("."))
+    ast.parse(out, feature_version=(major, minor))
