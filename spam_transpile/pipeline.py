@@ -24,15 +24,30 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     """
     parse_target(target, filename=filename)
     module = parse_source(source, filename)
+    try:
+        output = _lower_module(module, source, filename)
+    except TranspileError:
+        raise
+    except RecursionError:
+        raise TranspileError(
+            "too deeply nested to transpile", filename=filename
+        ) from None
+    except Exception as exc:  # a bug of ours; never a raw traceback for users
+        raise TranspileError(
+            f"internal error ({type(exc).__name__}: {exc}); please report this",
+            filename=filename,
+        ) from exc
+    _check_lines_kept(source, output, filename)
+    return output
+
+
+def _lower_module(module: cst.Module, source: str, filename: str) -> str:
     if not _has_match(module):
         return source
     names = Names(identifiers_in(source), bound_names(module))
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     transformer = MatchLowering(wrapper.module, names, filename)
-    result = wrapper.visit(transformer)
-    output = result.code
-    _check_lines_kept(source, output, filename)
-    return output
+    return wrapper.visit(transformer).code
 
 
 class _FindMatch(cst.CSTVisitor):

@@ -124,7 +124,9 @@ class MatchLowering(cst.CSTTransformer):
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
         return updated_node.with_changes(body=body, footer=footer)
 
-    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+    def leave_Module(
+        self, original_node: cst.Module, updated_node: cst.Module
+    ) -> cst.Module:
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
         return updated_node.with_changes(body=body, footer=footer)
 
@@ -152,7 +154,9 @@ class MatchLowering(cst.CSTTransformer):
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
-    def __init__(self, owner: MatchLowering, original: cst.Match, node: cst.Match) -> None:
+    def __init__(
+        self, owner: MatchLowering, original: cst.Match, node: cst.Match
+    ) -> None:
         self.owner = owner
         self.original = original
         self.node = node
@@ -194,7 +198,9 @@ class MatchEmitter:
             chain = self._case_if(cases[index], tests[index], index, chain)
         assert chain is not None
         padding = self._newlines(self._match_header()) - self._newlines(first)
-        chain = chain.with_changes(leading_lines=[*_blank(padding), *chain.leading_lines])
+        chain = chain.with_changes(
+            leading_lines=[*_blank(padding), *chain.leading_lines]
+        )
         return [first, chain]
 
     # -- the match line -----------------------------------------------------
@@ -203,7 +209,9 @@ class MatchEmitter:
         subject = self.node.subject
         # ``match w := x, y:`` is a valid subject; ``t = w := x, y`` is not.
         if isinstance(subject, (cst.NamedExpr, cst.Tuple)) and not subject.lpar:
-            subject = subject.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            subject = subject.with_changes(
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+            )
         if self.subject_temp is None:
             small: cst.BaseSmallStatement = cst.Expr(subject)
         else:
@@ -279,7 +287,9 @@ class MatchEmitter:
         test = cst.parse_expression(test_text)
         if guard is not None:
             if not guard.lpar:
-                guard = guard.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+                guard = guard.with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
+                )
             test = cst.BooleanOperation(left=test, operator=cst.And(), right=guard)
         doomed = self._doomed_names(test_text)
         if not doomed:
@@ -324,8 +334,16 @@ class MatchEmitter:
 
     def _body(self, body: Body) -> Body:
         if isinstance(body, cst.IndentedBlock):
-            outer = self.node.indent if self.node.indent is not None else self.owner.module.default_indent
-            inner = body.indent if body.indent is not None else self.owner.module.default_indent
+            outer = (
+                self.node.indent
+                if self.node.indent is not None
+                else self.owner.module.default_indent
+            )
+            inner = (
+                body.indent
+                if body.indent is not None
+                else self.owner.module.default_indent
+            )
             body = body.with_changes(indent=outer + inner)
         if self.scope.kind != FUNCTION or self.subject_temp is None:
             return body
@@ -337,16 +355,55 @@ def _blank(count: int) -> List[cst.EmptyLine]:
 
 
 def _delete_first(body: Body, name: str) -> Body:
-    """Prefix ``del name;`` to the body's first line when that is simple."""
+    """Prefix ``del name;`` to the first line the body always runs first.
+
+    That is the body's first line when it is a simple statement, or the first
+    line inside a leading ``try:``/``with`` block (which always starts
+    running); other compound statements cannot share their line, and the
+    temporary then lives until the function returns (documented limitation).
+    """
     delete = cst.Del(
-        target=cst.Name(name), semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))
+        target=cst.Name(name),
+        semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
     )
     if isinstance(body, cst.SimpleStatementSuite):
         return body.with_changes(body=[delete, *body.body])
     first = body.body[0]
     if isinstance(first, cst.SimpleStatementLine):
         first = first.with_changes(body=[delete, *first.body])
-        return body.with_changes(body=[first, *body.body[1:]])
-    # A compound first statement cannot share its line; the temporary then
-    # lives until the function returns (documented limitation).
-    return body
+    elif isinstance(first, (cst.Try, cst.With)):
+        inner = _delete_first(first.body, name)
+        if inner is first.body:
+            return body
+        first = first.with_changes(body=inner)
+    elif isinstance(first, cst.If):
+        branched = _delete_in_every_branch(first, name)
+        if branched is None:
+            return body
+        first = branched
+    else:
+        return body
+    return body.with_changes(body=[first, *body.body[1:]])
+
+
+def _delete_in_every_branch(node: cst.If, name: str) -> Optional[cst.If]:
+    # An if/elif/else with an else runs exactly one of its bodies: deleting
+    # first thing in each is deleting once, whichever runs.
+    inner = _delete_first(node.body, name)
+    if inner is node.body:
+        return None
+    orelse = node.orelse
+    if orelse is None:
+        return None
+    if isinstance(orelse, cst.If):
+        new_orelse: Optional[Union[cst.If, cst.Else]] = _delete_in_every_branch(
+            orelse, name
+        )
+    else:
+        else_body = _delete_first(orelse.body, name)
+        new_orelse = (
+            None if else_body is orelse.body else orelse.with_changes(body=else_body)
+        )
+    if new_orelse is None:
+        return None
+    return node.with_changes(body=inner, orelse=new_orelse)

@@ -33,7 +33,8 @@ def _lines(text: str) -> list:
     "source",
     [
         pytest.param(
-            "def f(x):\n    match x:\n        case 1:\n            return 1\n", id="simple"
+            "def f(x):\n    match x:\n        case 1:\n            return 1\n",
+            id="simple",
         ),
         pytest.param(
             "def f(x):\n    match (\n        x\n    ):\n        case 1:\n            return 1\n",
@@ -50,14 +51,16 @@ def _lines(text: str) -> list:
             id="multi-line-guard",
         ),
         pytest.param(
-            "match x:\n    case 1: pass\n    case 2: pass  # two\n", id="one-line-bodies"
+            "match x:\n    case 1: pass\n    case 2: pass  # two\n",
+            id="one-line-bodies",
         ),
         pytest.param(
             "match x:\n    case 1:\n        pass\n    # trailing\n\ny = 1\n",
             id="comment-after-last-case",
         ),
         pytest.param(
-            "match x:\n    case 1:\n        pass\n    # trailing\n", id="comment-at-end-of-file"
+            "match x:\n    case 1:\n        pass\n    # trailing\n",
+            id="comment-at-end-of-file",
         ),
         pytest.param(
             "match \\\n    x:\n    case 1:\n        pass\n", id="backslash-continuation"
@@ -96,7 +99,9 @@ def test_rest_of_file_is_byte_identical() -> None:
 
 
 def test_crlf_line_endings_are_kept() -> None:
-    source = "match x:\r\n    case 1:\r\n        pass\r\n    case _:\r\n        pass\r\n"
+    source = (
+        "match x:\r\n    case 1:\r\n        pass\r\n    case _:\r\n        pass\r\n"
+    )
     out = transpile(source)
     assert out.count("\r\n") == source.count("\r\n")
     assert "\n" not in out.replace("\r\n", "")
@@ -116,7 +121,9 @@ def test_temporaries_never_collide_with_user_names() -> None:
 
 
 def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
-    source = "def f(type, len):\n    match type:\n        case [a]:\n            return a\n"
+    source = (
+        "def f(type, len):\n    match type:\n        case [a]:\n            return a\n"
+    )
     out = transpile(source)
     assert "__import__('builtins').len(" in out
     assert "__import__('builtins').type(" in out
@@ -130,7 +137,9 @@ def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
         pytest.param("def f(:\n    pass\n", 1, 7, id="bad-def"),
     ],
 )
-def test_invalid_source_raises_transpile_error(source: str, line: int, column: int) -> None:
+def test_invalid_source_raises_transpile_error(
+    source: str, line: int, column: int
+) -> None:
     with pytest.raises(TranspileError) as info:
         transpile(source, filename="bad.py")
     error = info.value
@@ -141,7 +150,9 @@ def test_invalid_source_raises_transpile_error(source: str, line: int, column: i
 
 
 @pytest.mark.parametrize("target", ["3.6", "3.7"])
-def test_targets_without_assignment_expressions_are_refused_clearly(target: str) -> None:
+def test_targets_without_assignment_expressions_are_refused_clearly(
+    target: str,
+) -> None:
     with pytest.raises(TranspileError, match="not supported yet"):
         transpile("match x:\n    case 1:\n        pass\n", target=target)
 
