@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -51,6 +52,13 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="write the split, lowered modules and results under DIR",
     )
     parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="processes that lower the modules (default: one per CPU)",
+    )
+    parser.add_argument(
         "--no-transpile",
         action="store_true",
         help="run the split modules unchanged (on 3.10+ this checks the split)",
@@ -60,19 +68,23 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def _resolve(spec: str) -> tuple[str, str] | None:
     """(interpreter path, X.Y) for "3.9" or a path; None if not found."""
-    if os.sep in spec or spec.startswith("python"):
+    if os.sep not in spec:
+        found = find_interpreter(spec)
+        return (found, spec) if found else None
+    try:
         return spec, patma_split.interpreter_version(spec)
-    found = find_interpreter(spec)
-    return (found, spec) if found else None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def _report(run: patma_split.SuiteRun, verbose: bool) -> None:
     failed = run.failed()
-    counts = collections.Counter(run.outcomes[m.test_id].status for m in failed)
-    extra = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    skipped = run.count("skip")
-    if skipped:
-        extra = ", ".join(filter(None, [extra, f"{skipped} skipped"]))
+    words = {"fail": "failed", "error": "errors", "skip": "skipped"}
+    extra = ", ".join(
+        f"{run.count(status)} {word}"
+        for status, word in words.items()
+        if run.count(status)
+    )
     suffix = f" ({extra})" if extra else ""
     print(f"{run.version}: {run.count('pass')}/{len(run.methods)} passed{suffix}")
     if not verbose or not failed:
@@ -97,7 +109,7 @@ def _run_one(spec: str, args: argparse.Namespace, workdir: Path) -> bool | None:
     transpile = (
         patma_split.identity_transpiler
         if args.no_transpile
-        else patma_split.spam_transpiler(version)
+        else patma_split.SpamTranspiler(version)
     )
     methods = patma_split.split_methods(patma_split.load_test_patma().text)
     only = (
@@ -105,7 +117,9 @@ def _run_one(spec: str, args: argparse.Namespace, workdir: Path) -> bool | None:
         if args.select
         else None
     )
-    run = patma_split.run_suite(python, transpile, workdir / version, only=only)
+    run = patma_split.run_suite(
+        python, transpile, workdir / version, only=only, jobs=args.jobs
+    )
     _report(run, args.verbose)
     return not run.failed()
 

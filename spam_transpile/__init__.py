@@ -7,5 +7,14 @@ Public API: :func:`transpile` (source text in, source text out) and
 from spam_transpile.errors import TranspileError
 from spam_transpile.pipeline import transpile
 
-__all__ = ["TranspileError", "transpile", "__version__"]
+__all__ = ["TranspileError", "install_import_hook", "transpile", "__version__"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Imported lazily: the import hook imports this package (for __version__).
+    if name == "install_import_hook":
+        from spam_transpile.import_hook import install_import_hook
+
+        return install_import_hook
+    raise AttributeError(f"module 'spam_transpile' has no attribute {name!r}")

@@ -21,8 +21,17 @@ class TranspileError(SyntaxError):
         self.lineno = lineno
         self.offset = offset
 
+    def __reduce__(self):  # type: ignore[override]
+        # Keyword-only __init__: rebuild through a helper so that errors can
+        # cross process boundaries (parallel CLI workers).
+        return (_rebuild, (self.msg, self.filename, self.lineno, self.offset))
+
     def format(self) -> str:
         return f"{self.filename}:{self.lineno}:{self.offset}: error: {self.msg}"
 
     def __str__(self) -> str:
         return self.format()
+
+
+def _rebuild(msg: str, filename: str, lineno: int, offset: int) -> TranspileError:
+    return TranspileError(msg, filename=filename, lineno=lineno, offset=offset)

@@ -1,21 +1,27 @@
 """Parse stage: source text to a LibCST module, or a TranspileError.
 
 LibCST parses with the newest grammar it knows, so 3.10+ ``match``
-statements and older code alike are accepted; syntax errors become
-``TranspileError`` with CPython-style 1-based line and column.
+statements and older code alike are accepted. When it refuses a file, the
+error should read like CPython's: on 3.10+ the running interpreter's own
+``compile()`` supplies CPython's message and position; on 3.9 (which cannot
+parse ``match``) LibCST's position is used with a plain "invalid syntax".
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import warnings
+from typing import Optional, Tuple
 
 import libcst as cst
 
 from spam_transpile.errors import TranspileError
 
 # ``match`` at the start of a logical line is the only way a match statement
-# can begin; anything else (``re.match``, ``matches``) cannot be one.
-_MAY_MATCH = re.compile(r"^[ \t]*match\b", re.MULTILINE)
+# can begin (it may follow a ``;`` or a one-line compound header too, rarely).
+_MAY_MATCH = re.compile(r"^[ \t]*match\b|[;:][ \t]*match\b", re.MULTILINE)
+_LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
 
 
 def may_contain_match(source: str) -> bool:
@@ -27,17 +33,45 @@ def parse_source(source: str, filename: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise TranspileError(
-            _message(exc), filename=filename, lineno=exc.raw_line, offset=exc.raw_column + 1
-        ) from None
+        raise _syntax_error(source, filename, _libcst_position(exc)) from None
+    except cst.CSTValidationError:
+        # LibCST's parser builds nodes it then refuses (``"a" b"b"``).
+        raise _syntax_error(source, filename, None) from None
     except (RecursionError, MemoryError):
         raise TranspileError(
             "too many nested parentheses", filename=filename, lineno=1, offset=1
         ) from None
 
 
-def _message(exc: cst.ParserSyntaxError) -> str:
-    text = exc.message.strip()
-    # LibCST's messages are multi-line explanations; keep the first sentence.
-    first = text.splitlines()[0] if text else "invalid syntax"
-    return first[0].lower() + first[1:] if first and not first.startswith("'") else first or "invalid syntax"
+def _libcst_position(exc: cst.ParserSyntaxError) -> Tuple[int, int]:
+    # raw_line/raw_column can point past the error; the message has it right.
+    found = _LIBCST_POSITION.search(str(exc))
+    if found:
+        return int(found.group(1)), int(found.group(2))
+    return exc.raw_line, exc.raw_column + 1
+
+
+def _syntax_error(
+    source: str, filename: str, position: Optional[Tuple[int, int]]
+) -> TranspileError:
+    cpython = _cpython_syntax_error(source, filename)
+    if cpython is not None:
+        return cpython
+    line, column = position or (1, 1)
+    return TranspileError("invalid syntax", filename=filename, lineno=line, offset=column)
+
+
+def _cpython_syntax_error(source: str, filename: str) -> Optional[TranspileError]:
+    if sys.version_info < (3, 10):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            compile(source, filename, "exec", dont_inherit=True, flags=0x400)  # ONLY_AST
+        except SyntaxError as exc:
+            return TranspileError(
+                exc.msg, filename=filename, lineno=exc.lineno or 1, offset=exc.offset or 1
+            )
+        except (ValueError, MemoryError, RecursionError):
+            return None
+    return None

@@ -17,10 +17,10 @@ module and class bodies remove temporaries from the namespace in the tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from spam_transpile import emit
 from spam_transpile.errors import TranspileError
@@ -29,10 +29,7 @@ from spam_transpile.lower import Lowering
 from spam_transpile.names import TEMP_PREFIX, Names
 from spam_transpile.scopes import names_rebound_by, stable_locals
 
-try:  # the compile-time checks live in their own stage
-    from spam_transpile.validate import check_match
-except ImportError:  # pragma: no cover - during bootstrap only
-    check_match = None  # type: ignore[assignment]
+from spam_transpile.validate import compiler_stage_error, parser_stage_error
 
 Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
 
@@ -52,17 +49,33 @@ class Scope:
         return self.stable
 
 
-class MatchLowering(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
+class RawExpression(cst.Name):
+    """Generated expression text, placed in the tree without re-parsing it.
 
-    def __init__(self, module: cst.Module, names: Names, filename: str) -> None:
+    The text comes from our own emitter and is parsed again, as part of the
+    whole output, by the verify step in the tests; parsing each test here
+    would cost more than all the rest of the lowering.
+    """
+
+    def _validate(self) -> None:
+        if not self.value:
+            raise cst.CSTValidationError("empty generated expression")
+
+
+class MatchLowering(cst.CSTTransformer):
+    def __init__(self, module: cst.Module, names: Names, filename: str, source: str) -> None:
         super().__init__()
         self.module = module
         self.names = names
         self.filename = filename
+        self.source = source
         self.lowering = Lowering(names, self.code)
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
+        self._match_depth = 0
+        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self.parser_error: Optional[TranspileError] = None
+        self.compiler_error: Optional[TranspileError] = None
         # lines that followed the last case of a match, waiting for a home
         self._orphans: Dict[int, Sequence[cst.EmptyLine]] = {}
 
@@ -70,8 +83,28 @@ class MatchLowering(cst.CSTTransformer):
         return self.module.code_for_node(node)
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
-        start = self.get_metadata(PositionProvider, node).start
+        # Positions are only needed to report an error: compute them then.
+        if self._positions is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        start = self._positions[node].start
         return start.line, start.column + 1
+
+    @property
+    def failed(self) -> Optional[TranspileError]:
+        """What CPython reports first: its first parser error, else compiler error."""
+        return self.parser_error or self.compiler_error
+
+    # -- validation, in CPython's order -----------------------------------------
+
+    def visit_Match(self, node: cst.Match) -> None:
+        self._match_depth += 1
+        if self._match_depth > 1 or self.parser_error is not None:
+            return  # nested statements are checked with their outermost one
+        kwargs = dict(filename=self.filename, position=self.position, source=self.source)
+        self.parser_error = parser_stage_error(node, **kwargs)
+        if self.compiler_error is None and self.parser_error is None:
+            self.compiler_error = compiler_stage_error(node, **kwargs)
 
     # -- scope tracking -----------------------------------------------------
 
@@ -97,10 +130,11 @@ class MatchLowering(cst.CSTTransformer):
 
     def leave_Match(
         self, original_node: cst.Match, updated_node: cst.Match
-    ) -> cst.FlattenSentinel[cst.BaseStatement]:
-        if check_match is not None:
-            check_match(original_node, filename=self.filename, position=self.position)
+    ) -> Union[cst.Match, cst.FlattenSentinel[cst.BaseStatement]]:
+        self._match_depth -= 1
         self.match_count += 1
+        if self.failed is not None:
+            return updated_node  # the file is refused; keep walking for parser errors
         try:
             statements = MatchEmitter(self, original_node, updated_node).statements()
         except TranspileError:
@@ -254,7 +288,7 @@ class MatchEmitter:
         test = self._with_guard_and_cleanup(test_text, case.guard, last)
         body = self._body(case.body)
         header_lines = self._newlines(self._case_header(case))
-        test_lines = self._newlines(test)
+        test_lines = self._newlines(test.value)
         padding = max(0, header_lines - test_lines)
         return cst.If(
             test=test,
@@ -284,30 +318,19 @@ class MatchEmitter:
     def _with_guard_and_cleanup(
         self, test_text: str, guard: Optional[cst.BaseExpression], last: bool
     ) -> cst.BaseExpression:
-        test = cst.parse_expression(test_text)
+        text = test_text
         if guard is not None:
-            if not guard.lpar:
-                guard = guard.with_changes(
-                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
-                )
-            test = cst.BooleanOperation(left=test, operator=cst.And(), right=guard)
+            # The guard keeps its own layout (and line breaks) inside parentheses.
+            text = f"{text} and ({self.owner.code(guard)})"
         doomed = self._doomed_names(test_text)
-        if not doomed:
-            return test
-        # Module and class bodies can drop names from an expression: the test
-        # removes every temporary once the case is chosen, or, on the last
-        # case, when nothing matched.
-        pop = cst.parse_expression(self._pop(doomed))
-        if not test.lpar:
-            test = test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        test = cst.BooleanOperation(left=test, operator=cst.And(), right=pop)
-        if last:
-            test = cst.BooleanOperation(
-                left=test.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]),
-                operator=cst.Or(),
-                right=cst.parse_expression(f"not {self._pop(self._all_doomed())}"),
-            )
-        return test
+        if doomed:
+            # Module and class bodies can drop names from an expression: the
+            # test removes every temporary once the case is chosen, or, on
+            # the last case, when nothing matched.
+            text = f"(({text}) and {self._pop(doomed)})"
+            if last:
+                text = f"({text} or not {self._pop(self._all_doomed())})"
+        return RawExpression(text)
 
     def _doomed_names(self, test_text: str) -> List[str]:
         if self.scope.kind == FUNCTION:

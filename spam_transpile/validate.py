@@ -18,9 +18,9 @@ Each rule is one ``check_*`` function mirroring a CPython routine:
 
 * parser stage (``Grammar/python.gram`` and its action helpers): a complex
   literal must be ``real +/- imaginary``, ``_`` is no as-target, no unary
-  ``+`` and no t-string in a pattern. LibCST's own parser already refuses all
-  of these (newer LibCSTs accept ``+1`` and t-strings); they are checked here
-  so that a lenient LibCST or a built tree cannot slip past.
+  ``+`` and no t-string in a pattern. LibCST's parser refuses the first two
+  itself (its message and position then are LibCST's); LibCST 1.9 accepts
+  ``case +1:`` and t-strings, which 3.10-3.13 reject.
 * compiler stage (``compiler_pattern_*`` in ``Python/compile.c``, 3.13:
   ``codegen_pattern_*``): irrefutable patterns that are not last, names bound
   twice, alternatives binding different names, two starred names, mapping keys
@@ -46,7 +46,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -73,9 +73,13 @@ MSG_UNDERSCORE_TARGET = "cannot use '_' as a target"
 MSG_INVALID_SYNTAX = "invalid syntax"
 
 _Number = (cst.Integer, cst.Float, cst.Imaginary)
-_TemplatedString = getattr(cst, "TemplatedString", None)  # LibCST >= 1.8
-# Value of a literal pattern or key once CPython has folded it into a Constant.
+_TemplatedString = getattr(cst, "TemplatedString", None)  # newer LibCSTs only
+# What _constant_value() returns for a literal that CPython's AST optimizer
+# does not fold into a Constant (an f-string stays a JoinedStr), and for a
+# Constant whose value this interpreter cannot compute (a decimal literal past
+# the int digit limit, which CPython refuses for its own reasons).
 _NOT_CONSTANT = object()
+_UNKNOWN_CONSTANT = object()
 
 
 def check_match(
@@ -118,6 +122,42 @@ def check_module(
         compiler.statement(match)
 
 
+def parser_stage_error(
+    node: cst.Match,
+    *,
+    filename: str,
+    position: PositionFn,
+    source: Optional[str] = None,
+) -> Optional[TranspileError]:
+    """The first parser-stage error in ``node`` (text order), or None.
+
+    With :func:`compiler_stage_error`, lets a caller that meets match
+    statements one by one in text order report what CPython reports first for
+    the whole file: its first parser error, else its first compiler error.
+    """
+    try:
+        check_parser_rules(node, _Reporter(filename, position, source))
+    except TranspileError as error:
+        return error
+    return None
+
+
+def compiler_stage_error(
+    node: cst.Match,
+    *,
+    filename: str,
+    position: PositionFn,
+    source: Optional[str] = None,
+    cpython: Tuple[int, int] = DEFAULT_CPYTHON,
+) -> Optional[TranspileError]:
+    """The first compiler-stage error in ``node`` and its nested statements."""
+    try:
+        _MatchCompiler(_Reporter(filename, position, source), cpython).statement(node)
+    except TranspileError as error:
+        return error
+    return None
+
+
 # --------------------------------------------------------------------------
 # Positions and errors
 
@@ -131,48 +171,13 @@ def _source_lines(source: str) -> List[str]:
 _cached_source_lines = functools.lru_cache(maxsize=4)(_source_lines)
 
 
-def _renders_open_sequences_with_brackets() -> bool:
-    """LibCST before 1.2 parses ``case a, b:`` into a MatchList whose
-    brackets are made up: the code it prints (and every position it computes
-    after the invented ``[`` on that line) is off by one."""
-    source = "match x:\n    case a, b:\n        pass\n"
-    return cst.parse_module(source).code != source
-
-
-_OPEN_SEQUENCE_BUG = _renders_open_sequences_with_brackets()
-
-
 @dataclass
 class _Reporter:
     filename: str
     position: PositionFn
     source: Optional[str]
-    # line -> 1-based column of a bracket LibCST invented there (see above).
-    invented_brackets: Dict[int, int] = field(default_factory=dict)
-
-    def note_case_pattern(self, pattern: cst.MatchPattern) -> None:
-        """Remember where LibCST < 1.2 invented a ``[`` (needs ``source``)."""
-        if not (_OPEN_SEQUENCE_BUG and self.source is not None):
-            return
-        if not isinstance(pattern, cst.MatchList):
-            return
-        lineno, offset = self.position(pattern)
-        lines = _cached_source_lines(self.source)
-        # The pattern's position leaves its own parentheses out; so must this.
-        bare = pattern.with_changes(lpar=(), rpar=())
-        rendered = cst.Module(body=[]).code_for_node(bare).split("\n")[0]
-        if 0 < lineno <= len(lines):
-            if not lines[lineno - 1][offset - 1 :].startswith(rendered):
-                self.invented_brackets[lineno] = offset
 
     def start(self, node: cst.CSTNode) -> Tuple[int, int]:
-        lineno, offset = self._start(node)
-        bracket = self.invented_brackets.get(lineno)
-        if bracket is not None and offset > bracket:
-            offset -= 1
-        return lineno, offset
-
-    def _start(self, node: cst.CSTNode) -> Tuple[int, int]:
         """Where CPython's AST node for ``node`` starts: (line, 1-based column).
 
         LibCST leaves a node's own parentheses out of its position, except
@@ -226,10 +231,16 @@ def check_parser_rules(root: cst.CSTNode, reporter: _Reporter) -> None:
             check_as_target(node, reporter)
 
 
-def _walk_text_order(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+def _walk_text_order(
+    node: cst.CSTNode, in_pattern: bool = False
+) -> Iterator[cst.CSTNode]:
+    """``node`` and its descendants; expressions only inside patterns (no
+    pattern can hide in a subject, a guard or any other expression)."""
     yield node
     for child in node.children:
-        yield from _walk_text_order(child)
+        if in_pattern or not isinstance(child, cst.BaseExpression):
+            inside = in_pattern or isinstance(child, cst.MatchPattern)
+            yield from _walk_text_order(child, inside)
 
 
 def check_literal_syntax(expr: cst.BaseExpression, reporter: _Reporter) -> None:
@@ -267,7 +278,7 @@ def check_complex_literal(expr: cst.BaseExpression, reporter: _Reporter) -> None
 
 
 def check_no_template_string(expr: cst.BaseExpression, reporter: _Reporter) -> None:
-    """A t-string (LibCST >= 1.8 parses them) is NAME STRING to 3.10-3.13."""
+    """A t-string (LibCST 1.9 parses them) is NAME STRING to 3.10-3.13."""
     if _TemplatedString is None:
         return
     for part in _string_parts(expr):
@@ -328,7 +339,6 @@ class _MatchCompiler:
             pc = _PatternContext(
                 allow_irrefutable=case.guard is not None or i == len(cases) - 1
             )
-            self.reporter.note_case_pattern(case.pattern)
             self.pattern(case.pattern, pc)
             # The body is compiled before the next case's pattern, nested
             # match statements included.
@@ -532,6 +542,8 @@ def check_mapping_keys(p: cst.MatchMapping, reporter: _Reporter) -> None:
         value = _constant_value(key)
         if value is _NOT_CONSTANT:
             raise reporter.compiler_error(MSG_KEY_KIND, p)
+        if value is _UNKNOWN_CONSTANT:
+            continue
         try:
             duplicate = value in seen
             seen.add(value)
@@ -624,13 +636,16 @@ def _constant_value(expr: cst.BaseExpression) -> object:
         return _evaluate_number(expr.value)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
         operand = _constant_value(expr.expression)
-        return _NOT_CONSTANT if operand is _NOT_CONSTANT else -operand  # type: ignore[operator]
+        if operand is _NOT_CONSTANT or operand is _UNKNOWN_CONSTANT:
+            return operand
+        return -operand  # type: ignore[operator]
     if isinstance(expr, cst.BinaryOperation) and isinstance(
         expr.operator, (cst.Add, cst.Subtract)
     ):
         left, right = _constant_value(expr.left), _constant_value(expr.right)
-        if left is _NOT_CONSTANT or right is _NOT_CONSTANT:
-            return _NOT_CONSTANT
+        for part in (left, right):
+            if part is _NOT_CONSTANT or part is _UNKNOWN_CONSTANT:
+                return part
         if isinstance(expr.operator, cst.Add):
             return left + right  # type: ignore[operator]
         return left - right  # type: ignore[operator]
@@ -642,8 +657,8 @@ def _constant_value(expr: cst.BaseExpression) -> object:
 def _evaluate_number(text: str) -> object:
     try:
         return ast.literal_eval(text)
-    except (ValueError, SyntaxError):  # e.g. > 4300 digits on 3.11+
-        return _NOT_CONSTANT
+    except (ValueError, SyntaxError):  # > 4300 digits (3.11+, 3.10.7+)
+        return _UNKNOWN_CONSTANT
 
 
 def _string_value(expr: cst.BaseExpression) -> object:

@@ -1,12 +1,12 @@
-"""Make the helper modules in tests/ (interpreters, patma_split) importable.
-
-pytest's default import mode already puts this directory on sys.path; this
-keeps `import patma_split` working under `--import-mode=importlib` too.
+"""Make test helpers importable both as `tests.interpreters` and as
+`interpreters` (the style difftest, patma_split and their users use), under any
+pytest import mode and from scripts.
 """
 
 import sys
 from pathlib import Path
 
-_TESTS_DIR = str(Path(__file__).resolve().parent)
-if _TESTS_DIR not in sys.path:
-    sys.path.insert(0, _TESTS_DIR)
+_TESTS_DIR = Path(__file__).resolve().parent
+for _path in (str(_TESTS_DIR.parent), str(_TESTS_DIR)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)

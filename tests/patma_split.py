@@ -23,8 +23,10 @@ import re
 import subprocess
 import sys
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from itertools import repeat
 from typing import Callable, Iterable, Iterator
 
 from interpreters import find_interpreter
@@ -146,14 +148,19 @@ def _span(node: ast.stmt) -> tuple[int, int]:
     return first, node.end_lineno
 
 
-def _is_test_function(node: ast.stmt) -> bool:
-    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-        node.name.startswith("test")
-    )
+def _test_name(node: ast.stmt) -> str | None:
+    """The name of a test method (unittest's `test` prefix), else None."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name if node.name.startswith("test") else None
+    return None
 
 
-def _is_test_class(node: ast.stmt) -> bool:
-    return isinstance(node, ast.ClassDef) and any(map(_is_test_function, node.body))
+def _test_classes(tree: ast.Module) -> list[ast.ClassDef]:
+    return [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and any(map(_test_name, node.body))
+    ]
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -166,43 +173,35 @@ def _is_main_guard(node: ast.stmt) -> bool:
     )
 
 
-def _test_classes(tree: ast.Module) -> list[ast.ClassDef]:
-    return [node for node in tree.body if _is_test_class(node)]  # type: ignore[misc]
-
-
-def split_methods(text: str) -> list[TestMethod]:
-    """The test methods to run, in source order."""
+def _methods_in(tree: ast.Module) -> list[TestMethod]:
     methods = []
-    for cls in _test_classes(ast.parse(text)):
+    for cls in _test_classes(tree):
         if cls.name not in INCLUDED_CLASSES:
             continue
         for node in cls.body:
-            if not _is_test_function(node):
-                continue
-            method = TestMethod(cls.name, node.name, *_span(node))  # type: ignore
-            if method.test_id not in EXCLUDED_METHODS:
+            name = _test_name(node)
+            method = name and TestMethod(cls.name, name, *_span(node))
+            if method and method.test_id not in EXCLUDED_METHODS:
                 methods.append(method)
     return methods
 
 
+def split_methods(text: str) -> list[TestMethod]:
+    """The test methods to run, in source order."""
+    return _methods_in(ast.parse(text))
+
+
 def _blank_spans(tree: ast.Module, keep: TestMethod) -> Iterator[tuple[int, int]]:
-    for node in tree.body:
-        if _is_main_guard(node):
-            yield _span(node)
-        elif _is_test_class(node):
-            yield from _blank_spans_in_class(node, keep)  # type: ignore[arg-type]
-
-
-def _blank_spans_in_class(
-    cls: ast.ClassDef, keep: TestMethod
-) -> Iterator[tuple[int, int]]:
-    if cls.name != keep.class_name:
-        yield _span(cls)
-        return
-    # Helpers that are not tests (staticmethods such as `_trace`) stay.
-    for node in cls.body:
-        if _is_test_function(node) and node.name != keep.name:  # type: ignore
-            yield _span(node)
+    yield from (_span(node) for node in tree.body if _is_main_guard(node))
+    for cls in _test_classes(tree):
+        if cls.name != keep.class_name:
+            yield _span(cls)
+            continue
+        # Helpers that are not tests (staticmethods such as `_trace`) stay.
+        for node in cls.body:
+            name = _test_name(node)
+            if name and name != keep.name:
+                yield _span(node)
 
 
 class Splitter:
@@ -211,13 +210,15 @@ class Splitter:
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
         self.tree = ast.parse(text)
-        self.methods = split_methods(text)
+        self.methods = _methods_in(self.tree)
 
     def module_source(self, method: TestMethod) -> str:
         lines = list(self.lines)
         for first, last in _blank_spans(self.tree, method):
             lines[first - 1 : last] = [""] * (last - first + 1)
-        return "\n".join(lines)
+        # Trailing empty lines change no line number but cost the transpiler
+        # time in proportion (thousands of them for the early TestPatma tests).
+        return "\n".join(lines).rstrip("\n") + "\n"
 
 
 # --- transpiling and running --------------------------------------------------
@@ -234,15 +235,18 @@ def interpreter_version(python: str) -> str:
     return out.strip()
 
 
-def spam_transpiler(target: str) -> Transpiler:
-    """spam_transpile.transpile for ``target``; imported late so collection works
-    even while the core package is broken."""
-    import spam_transpile
+@dataclass(frozen=True)
+class SpamTranspiler:
+    """spam_transpile.transpile for one target. A class, not a closure, so that
+    worker processes can receive it; the core is imported on first use so that
+    collection works while it is broken."""
 
-    def lower(source: str, filename: str) -> str:
-        return spam_transpile.transpile(source, target=target, filename=filename)
+    target: str
 
-    return lower
+    def __call__(self, source: str, filename: str) -> str:
+        import spam_transpile
+
+        return spam_transpile.transpile(source, target=self.target, filename=filename)
 
 
 def identity_transpiler(source: str, filename: str) -> str:
@@ -258,6 +262,29 @@ def _describe_transpile_error(exc: Exception) -> str:
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
+def _lower_one(transpile: Transpiler, source: str, filename: str) -> tuple[str, str]:
+    """(lowered text, "") or ("", error text). Errors travel as text because
+    TranspileError does not survive pickling between processes."""
+    try:
+        return transpile(source, filename), ""
+    except Exception as exc:  # a crash in one module must not hide the others
+        return "", _describe_transpile_error(exc)
+
+
+def _lower_all(
+    transpile: Transpiler, sources: list[str], filenames: list[str], jobs: int
+) -> list[tuple[str, str]]:
+    # Lowering dominates the run time (the interpreter run takes about a
+    # second), so it is spread over processes when there is enough of it.
+    if jobs <= 1 or len(sources) < 2 * jobs:
+        return list(map(_lower_one, repeat(transpile), sources, filenames))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        chunk = max(1, len(sources) // (4 * jobs))
+        return list(
+            pool.map(_lower_one, repeat(transpile), sources, filenames, chunksize=chunk)
+        )
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -269,47 +296,44 @@ def run_suite(
     workdir: Path,
     *,
     only: Iterable[str] | None = None,
+    jobs: int | None = None,
 ) -> SuiteRun:
-    """Split, lower and run test_patma on ``python``; one outcome per method."""
+    """Split, lower and run test_patma on ``python``; one outcome per method.
+
+    ``jobs`` processes lower the modules (default: one per CPU); ``only``
+    limits the run to these test ids.
+    """
     splitter = Splitter(load_test_patma().text)
     wanted = set(only) if only is not None else None
     methods = [m for m in splitter.methods if wanted is None or m.test_id in wanted]
     run = SuiteRun(python, interpreter_version(python), methods, {}, {}, {})
-    plan = []
+    filenames = []
     for method in methods:
-        entry = _prepare(run, splitter, method, transpile, workdir)
-        if entry is not None:
-            plan.append(entry)
+        run.original[method.test_id] = splitter.module_source(method)
+        path = workdir / "original" / f"{method.module_name}.py"
+        _write(path, run.original[method.test_id])
+        filenames.append(str(path))
+    sources = [run.original[m.test_id] for m in methods]
+    lowered = _lower_all(transpile, sources, filenames, jobs or os.cpu_count() or 1)
+    plan = []
+    for method, (text, error) in zip(methods, lowered):
+        if error:
+            outcome = Outcome(method.test_id, "fail", "transpile", error)
+            run.outcomes[method.test_id] = outcome
+        else:
+            run.transpiled[method.test_id] = text
+            plan.append(_plan_entry(method, text, workdir))
     run.outcomes.update(_execute(python, plan, workdir))
     return run
 
 
-def _prepare(
-    run: SuiteRun,
-    splitter: Splitter,
-    method: TestMethod,
-    transpile: Transpiler,
-    workdir: Path,
-) -> dict[str, str] | None:
-    source = splitter.module_source(method)
-    original_path = workdir / "original" / f"{method.module_name}.py"
-    _write(original_path, source)
-    run.original[method.test_id] = source
-    try:
-        lowered = transpile(source, str(original_path))
-    except Exception as exc:  # a crash in one module must not hide the others
-        detail = _describe_transpile_error(exc)
-        run.outcomes[method.test_id] = Outcome(
-            method.test_id, "fail", "transpile", detail
-        )
-        return None
-    run.transpiled[method.test_id] = lowered
-    lowered_path = workdir / "lowered" / f"{method.module_name}.py"
-    _write(lowered_path, lowered)
+def _plan_entry(method: TestMethod, lowered: str, workdir: Path) -> dict[str, str]:
+    path = workdir / "lowered" / f"{method.module_name}.py"
+    _write(path, lowered)
     return {
         "id": method.test_id,
         "module": method.module_name,
-        "path": str(lowered_path),
+        "path": str(path),
         "class": method.class_name,
         "method": method.name,
     }
@@ -469,9 +493,12 @@ def failure_report(run: SuiteRun, method: TestMethod, limit: int = 200) -> str:
 def headline(outcome: Outcome) -> str:
     """The exception line of a traceback: what groups similar failures."""
     lines = [line for line in outcome.detail.splitlines() if line.strip()]
-    if outcome.stage == "transpile" and lines:
-        return lines[0] if lines[0].startswith("TranspileError") else lines[-1]
-    return lines[-1].strip() if lines else "(no detail)"
+    if not lines:
+        return "(no detail)"
+    if lines[0].startswith("TranspileError: "):
+        # Drop the per-module `path:line:col: ` so equal errors group together.
+        return re.sub(r"^TranspileError: .*?:\d+:\d+: ", "TranspileError: ", lines[0])
+    return lines[-1].strip()
 
 
 # The runner runs on the target interpreter (3.6+), so it avoids newer syntax.
@@ -486,6 +513,7 @@ import json
 import signal
 import sys
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 import unittest
 
 

@@ -20,7 +20,9 @@ SOURCES = sorted(p for p in CASES.glob("*.py") if not p.name.endswith(".out.py")
 
 def _expected(source: Path) -> str:
     out = source.with_name(source.stem + ".out.py")
-    return out.read_text(encoding="utf-8") if out.exists() else source.read_text("utf-8")
+    return (
+        out.read_text(encoding="utf-8") if out.exists() else source.read_text("utf-8")
+    )
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
@@ -39,7 +41,11 @@ def _run(python: str, path: Path) -> tuple:
     proc = subprocess.run(
         [python, str(path)], capture_output=True, text=True, timeout=60, cwd=path.parent
     )
-    return proc.returncode, proc.stdout, proc.stderr.splitlines()[-1:] if proc.stderr else []
+    return (
+        proc.returncode,
+        proc.stdout,
+        proc.stderr.splitlines()[-1:] if proc.stderr else [],
+    )
 
 
 @pytest.mark.parametrize("target", ["3.9", "3.8"])

@@ -18,39 +18,51 @@ from interpreters import require_interpreter
 TARGETS = ("3.9", "3.8")
 
 
-def _collect() -> (
-    tuple[list[patma_split.TestMethod], patma_split.PatmaUnavailable | None]
-):
-    # Runs at collection time: the ids must be known before any test runs.
-    try:
-        return patma_split.split_methods(patma_split.load_test_patma().text), None
-    except patma_split.PatmaUnavailable as exc:
-        return [], exc
-
-
-METHODS, UNAVAILABLE = _collect()
+# Computed at collection time: the parametrize ids must exist before any run.
+UNAVAILABLE: patma_split.PatmaUnavailable | None = None
+try:
+    METHODS = patma_split.split_methods(patma_split.load_test_patma().text)
+except patma_split.PatmaUnavailable as exc:
+    METHODS, UNAVAILABLE = [], exc
 
 
 class SuiteRuns:
-    """Lowers and runs the whole suite once per target, on first use."""
+    """Lowers and runs the suite once per target, on first use, limited to the
+    tests this session selected (so `-k test_patma_042` stays quick)."""
 
-    def __init__(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+    def __init__(
+        self, tmp_path_factory: pytest.TempPathFactory, selected: set[tuple[str, str]]
+    ) -> None:
         self._tmp_path_factory = tmp_path_factory
+        self._selected = selected
         self._runs: dict[str, patma_split.SuiteRun] = {}
 
     def get(self, version: str) -> patma_split.SuiteRun:
         if version not in self._runs:
             python = require_interpreter(version)
             workdir: Path = self._tmp_path_factory.mktemp(f"patma-{version}")
+            only = [test_id for v, test_id in self._selected if v == version]
             self._runs[version] = patma_split.run_suite(
-                python, patma_split.spam_transpiler(version), workdir
+                python, patma_split.SpamTranspiler(version), workdir, only=only
             )
         return self._runs[version]
 
 
+def _selected(session: pytest.Session) -> set[tuple[str, str]]:
+    """(version, test id) of every test_patma item left after -k/deselection."""
+    selected = set()
+    for item in session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if isinstance(params.get("method"), patma_split.TestMethod):
+            selected.add((params["version"], params["method"].test_id))
+    return selected
+
+
 @pytest.fixture(scope="session")
-def suite_runs(tmp_path_factory: pytest.TempPathFactory) -> SuiteRuns:
-    return SuiteRuns(tmp_path_factory)
+def suite_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> SuiteRuns:
+    return SuiteRuns(tmp_path_factory, _selected(request.session))
 
 
 if METHODS:
@@ -67,7 +79,9 @@ if METHODS:
         suite_runs: SuiteRuns, version: str, method: patma_split.TestMethod
     ) -> None:
         run = suite_runs.get(version)
-        outcome = run.outcomes[method.test_id]
+        outcome = run.outcomes.get(method.test_id)
+        if outcome is None:
+            pytest.fail(f"{method.test_id} was not run (not selected at start)")
         if outcome.status == "skip":
             pytest.skip(outcome.detail)
         if not outcome.ok:
