@@ -18,7 +18,9 @@ pyenv).
 from __future__ import annotations
 
 import argparse
+import difflib
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -57,7 +59,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="no LogSeq/LogMap subjects (ignore protocol-call differences)",
     )
     parser.add_argument(
-        "--max-report", type=int, default=10, help="mismatches to print"
+        "--max-report", type=int, default=10, help="kinds of mismatch to print"
+    )
+    parser.add_argument(
+        "--per-program",
+        type=int,
+        default=3,
+        help="mismatching statements to shrink per program and target",
     )
     return parser.parse_args(argv)
 
@@ -78,11 +86,22 @@ def find_interpreters(targets: list[str]) -> tuple[str, dict[str, str]]:
     return oracle, found
 
 
+def _normalize(text: str) -> str:
+    return re.sub(r"\d+|'[^']*'|\"[^\"]*\"|_spam\w*", "~", text)[:160]
+
+
 def signature(m: RandomMismatch) -> str:
-    """One line that identifies a mismatch (to not print the same bug twice)."""
-    spec = m.program.specs[0] if len(m.program.specs) == 1 else None
-    pats = [c.pattern.render() for c in spec.cases] if spec else ["<several>"]
-    return f"{m.target}: {' / '.join(pats)}"
+    """What kind of difference this is, to print each kind of bug once: the
+    transpiler's error message, or the first output line that differs, with
+    numbers, strings and generated names blanked out."""
+    if m.actual.problem:
+        return "problem: " + _normalize(m.actual.problem)
+    want = m.oracle.stdout.splitlines() if m.oracle else []
+    got = m.actual.stdout.splitlines()
+    for line in difflib.ndiff(want, got):
+        if line[:1] in "+-":
+            return "output: " + _normalize(line)
+    return f"error: {m.oracle.error if m.oracle else None} -> {m.actual.error}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     gen = ProgramGen(RandomChooser(rng), instrumented=not args.no_instrumented)
     programs = statements = cases = 0
     mismatches: list[RandomMismatch] = []
-    seen: set[str] = set()
+    kinds: dict[str, int] = {}  # signature -> how many programs showed it
     started = time.monotonic()
     while statements < args.count:
         n = min(args.batch, args.count - statements)
@@ -102,28 +121,29 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             print(f"fuzz: generator bug, program does not compile: {problem}")
             return 2
-        for m in checker.check(program, shrink=True):
+        for m in checker.check(program, shrink=True, limit=args.per_program):
             mismatches.append(m)
             key = signature(m)
-            if key not in seen and len(seen) < args.max_report:
-                seen.add(key)
-                print(f"\n=== mismatch #{len(mismatches)} ({key})")
+            kinds[key] = kinds.get(key, 0) + 1
+            if kinds[key] == 1 and len(kinds) <= args.max_report:
+                print(f"\n=== mismatch #{len(mismatches)} on {m.target}: {key}")
                 print(m.report())
         programs += 1
         statements += n
         cases += program.cases()
         print(
             f"fuzz: {statements}/{args.count} statements, {programs} programs, "
-            f"{len(mismatches)} mismatching programs, "
-            f"{time.monotonic() - started:.0f} s",
+            f"{len(mismatches)} mismatches, {time.monotonic() - started:.0f} s",
             flush=True,
         )
     print(
         f"\nchecked {programs} programs, {statements} match statements, "
         f"{cases} statement x subject cases on {', '.join(targets)} "
         f"(oracle CPython {ORACLE_VERSION}, seed {args.seed}): "
-        f"{len(mismatches)} mismatching programs"
+        f"{len(mismatches)} mismatches (shrunk statements), {len(kinds)} kinds:"
     )
+    for key, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
+        print(f"  {count:5d} x {key}")
     return 1 if mismatches else 0
 
 

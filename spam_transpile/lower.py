@@ -135,7 +135,8 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: str, steps: List[Step], caps: Cap
     branches = []
     for branch_steps, branch_caps in lowered:
         values = dict(branch_caps)
-        branches.append(Branch(tuple(branch_steps), tuple(values[n] for n in names)))
+        # A branch that always raises (``int(a, b)``) never supplies its names.
+        branches.append(Branch(tuple(branch_steps), tuple(values.get(n, "None") for n in names)))
     steps.append(Alternatives(tuple(branches), outputs))
     caps.extend(zip(names, outputs))
 
@@ -240,16 +241,16 @@ def lower_mapping(
             value = low.let(steps, "value", f"{get}({key}, {dummy})")
             steps.append(Check(f"{value} is not {dummy}"))
             values.append(value)
+    for element, value in zip(elements, values):
+        low.lower(element.pattern, value, steps, caps)
     if p.rest is not None:
+        # compiler_pattern_mapping: COPY_DICT_WITHOUT_KEYS runs only once every
+        # value sub-pattern has matched.
         rest = low.let(steps, "rest", f"{{**{v}}}")
         if keys:
             pops = ", ".join(f"{rest}.pop({key})" for key in keys)
             steps.append(Check(f"[{pops}]"))
-        rest_capture = (p.rest.value, rest)
-    for element, value in zip(elements, values):
-        low.lower(element.pattern, value, steps, caps)
-    if p.rest is not None:
-        caps.append(rest_capture)
+        caps.append((p.rest.value, rest))
 
 
 def _check_key_unique(low: Lowering, keys: List[str], i: int, steps: List[Step]) -> None:
@@ -284,6 +285,7 @@ def lower_class(
                 f"({len(positional)} given)')"
             )
             steps.append(Check(runtime.raise_(low.names, exc)))
+            return  # it always raises: no sub-pattern is ever tried
         attributes.append(v)
     elif positional:
         match_args = low.let(

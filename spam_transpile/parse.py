@@ -29,18 +29,36 @@ def may_contain_match(source: str) -> bool:
     return _MAY_MATCH.search(source) is not None
 
 
+class Unparsable(Exception):
+    """LibCST cannot parse a source that may well be valid, and has no match."""
+
+
 def parse_source(source: str, filename: str) -> cst.Module:
+    """Parse ``source``, or raise TranspileError as CPython would.
+
+    Raises :class:`Unparsable` when LibCST refuses a file that CPython accepts
+    (or that no CPython here can judge) but that cannot hold a match
+    statement: there is nothing to lower, and refusing it would be a false
+    rejection (LibCST rejects a few rare forms, like ``(x): int = 1``).
+    """
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise _syntax_error(source, filename, _libcst_position(exc)) from None
+        position: Optional[Tuple[int, int]] = _libcst_position(exc)
     except cst.CSTValidationError:
         # LibCST's parser builds nodes it then refuses (``"a" b"b"``).
-        raise _syntax_error(source, filename, None) from None
+        position = None
     except (RecursionError, MemoryError):
         raise TranspileError(
             "too many nested parentheses", filename=filename, lineno=1, offset=1
         ) from None
+    cpython = _cpython_syntax_error(source, filename)
+    if cpython is not None:
+        raise cpython
+    if not may_contain_match(source):
+        raise Unparsable(filename)
+    line, column = position or (1, 1)
+    raise TranspileError("invalid syntax", filename=filename, lineno=line, offset=column)
 
 
 def _libcst_position(exc: cst.ParserSyntaxError) -> Tuple[int, int]:
@@ -49,16 +67,6 @@ def _libcst_position(exc: cst.ParserSyntaxError) -> Tuple[int, int]:
     if found:
         return int(found.group(1)), int(found.group(2))
     return exc.raw_line, exc.raw_column + 1
-
-
-def _syntax_error(
-    source: str, filename: str, position: Optional[Tuple[int, int]]
-) -> TranspileError:
-    cpython = _cpython_syntax_error(source, filename)
-    if cpython is not None:
-        return cpython
-    line, column = position or (1, 1)
-    return TranspileError("invalid syntax", filename=filename, lineno=line, offset=column)
 
 
 def _cpython_syntax_error(source: str, filename: str) -> Optional[TranspileError]:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from spam_transpile.errors import TranspileError
 from spam_transpile.names import Names, bound_names, identifiers_in
-from spam_transpile.parse import may_contain_match, parse_source
+from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
 from spam_transpile.transformer import MatchLowering
 from spam_transpile.verify import check_lines_kept, check_output_compiles
@@ -23,7 +23,10 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     CPython would reject, and for targets this version cannot serve.
     """
     parse_target(target, filename=filename)
-    module = parse_source(source, filename)
+    try:
+        module = parse_source(source, filename)
+    except Unparsable:
+        return source
     if not may_contain_match(source):
         return source
     try:

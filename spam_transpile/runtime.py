@@ -207,7 +207,7 @@ def positional_names(names: Names, c: str, npos: int) -> str:
     not_tuple = raise_(names, fill(_NOT_A_TUPLE, names, c=cl, m=m))
     with_match_args = (
         f"(({m} if {length} >= {npos} else {too_many}) "
-        f"if {names.builtin('isinstance')}({m}, {names.builtin('tuple')}) else {not_tuple})"
+        f"if {names.builtin('type')}({m}) is {names.builtin('tuple')} else {not_tuple})"
     )
     self_types = ", ".join(names.builtin(t) for t in MATCH_SELF_TYPES)
     is_self = f"{names.builtin('issubclass')}({cl}, ({self_types}))"

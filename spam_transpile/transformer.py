@@ -335,10 +335,8 @@ class MatchEmitter:
     def _doomed_names(self, test_text: str) -> List[str]:
         if self.scope.kind == FUNCTION:
             return []
-        names = [self.subject_temp] if self.subject_temp else []
-        if self.scope.kind == CLASS:
-            names += emit.stored_names(test_text, TEMP_PREFIX)
-        return names
+        # earlier cases may have stored temporaries before failing: all go
+        return self._all_temps
 
     def _all_doomed(self) -> List[str]:
         # every temporary any case of this statement may have stored

@@ -23,10 +23,13 @@ import dataclasses
 import difflib
 import functools
 import json
+import multiprocessing as mp
 import os
 import random
 import subprocess
 import sys
+import textwrap
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
@@ -245,12 +248,22 @@ def _alarm(signum, frame):
     raise ProgramTimeout("program ran longer than %%s s" %% TIMEOUT)
 
 
-def _make_tracer(filename, events):
+def _make_tracer(filename, events, mode):
+    # mode "exact": call and line events of every frame of the program's code.
+    # mode "user-lines": line events of the user's own functions only (frames
+    # of comprehensions and lambdas are skipped), repeats of a line collapsed.
     def tracer(frame, event, arg):
-        if frame.f_code.co_filename != filename:
+        code = frame.f_code
+        if code.co_filename != filename:
             return None
+        if mode == "user-lines":
+            if code.co_name.startswith("<") and code.co_name != "<module>":
+                return None
+            if event == "line" and events[-1:] != [["line", frame.f_lineno]]:
+                events.append(["line", frame.f_lineno])
+            return tracer
         if event == "call":
-            events.append(["call", frame.f_code.co_name, frame.f_lineno])
+            events.append(["call", code.co_name, frame.f_lineno])
         elif event == "line":
             events.append(["line", frame.f_lineno])
         return tracer
@@ -273,7 +286,7 @@ def run_one(prog):
         sys.stdout = buf
         signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
         if prog["trace"]:
-            sys.settrace(_make_tracer(filename, events))
+            sys.settrace(_make_tracer(filename, events, prog["trace"]))
         exec(code, module.__dict__)
     except BaseException as exc:
         sys.settrace(None)
@@ -317,7 +330,10 @@ main()
 class Program:
     """One Python 3.10 module to run natively and transpiled.
 
-    ``trace``: also record sys.settrace call/line events of its own frames.
+    ``trace``: also record sys.settrace events of its own frames: "exact" (all
+    call and line events) or "user-lines" (line events of named functions and
+    the module only, consecutive repeats collapsed: what a coverage tool or a
+    stepping debugger shows). Empty: no tracing.
     ``oracles_may_differ``: CPython 3.10 and 3.12 are known to print different
     things (e.g. an error message was reworded); the transpiled run must then
     equal one of them, and the oracle-agreement check is skipped.
@@ -327,7 +343,7 @@ class Program:
 
     name: str
     source: str
-    trace: bool = False
+    trace: str = ""
     oracles_may_differ: bool = False
     expect_error: bool = False
 
@@ -390,13 +406,29 @@ def transpile_source(source: str, target: str, filename: str) -> tuple[str, str 
         return source, f"transpile() raised {type(exc).__name__}: {exc}"
 
 
-def run_sources(
-    exe: str,
-    jobs: Sequence[tuple[str, str, str, bool]],
-    *,
-    timeout: float = PROGRAM_TIMEOUT,
-) -> list[Outcome]:
-    """Run (name, filename, source, trace) jobs in one `exe` process."""
+def _transpile_job(job: tuple[str, str, str]) -> tuple[str, str | None]:
+    source, target, filename = job
+    return transpile_source(source, target, filename)
+
+
+def transpile_many(
+    sources: Sequence[tuple[str, str]], target: str
+) -> list[tuple[str, str | None]]:
+    """transpile_source() over (source, filename) pairs, on all CPUs: the
+    transpiler, not the interpreters, is what makes a large batch slow."""
+    jobs = [(source, target, filename) for source, filename in sources]
+    workers = min(4, os.cpu_count() or 1)
+    if len(jobs) < 16 or workers < 2 or "fork" not in mp.get_all_start_methods():
+        return [_transpile_job(job) for job in jobs]
+    # fork: the workers inherit the imported transpiler and sys.path.
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+        return list(pool.map(_transpile_job, jobs, chunksize=4))
+
+
+def _run_batch(
+    exe: str, jobs: Sequence[tuple[str, str, str, str]], timeout: float
+) -> tuple[dict[str, dict[str, Any]], str]:
+    """Results by program name of one runner process, and its stderr."""
     payload = {
         "timeout": timeout,
         "helpers": HELPERS,
@@ -428,15 +460,33 @@ def run_sources(
         if line.startswith(_MARK):
             data = json.loads(line[len(_MARK) :])
             results[data["name"]] = data
-    outcomes = []
-    for name, _filename, source, _trace in jobs:
-        if name in results:
-            outcomes.append(_outcome_from_json(results[name], source))
-        else:
-            outcomes.append(
-                _failed(f"runner died before reporting: {stderr[-2000:]}", source)
-            )
-    return outcomes
+    return results, stderr
+
+
+def run_sources(
+    exe: str,
+    jobs: Sequence[tuple[str, str, str, str]],
+    *,
+    timeout: float = PROGRAM_TIMEOUT,
+) -> list[Outcome]:
+    """Run (name, filename, source, trace) jobs in one `exe` process.
+
+    If the process dies (a program crashed the interpreter or exited), the
+    program it was running is reported as such and the rest run in a new one."""
+    results: dict[str, Outcome] = {}
+    pending = list(jobs)
+    while pending:
+        reported, stderr = _run_batch(exe, pending, timeout)
+        for name, _filename, source, _trace in pending:
+            if name in reported:
+                results[name] = _outcome_from_json(reported[name], source)
+        missing = [job for job in pending if job[0] not in reported]
+        if missing:
+            name, _filename, source, _trace = missing[0]
+            problem = f"the interpreter died running this program: {stderr[-2000:]}"
+            results[name] = _failed(problem, source)
+        pending = missing[1:]
+    return [results[job[0]] for job in jobs]
 
 
 def run_native(programs: Sequence[Program], exe: str) -> dict[str, Outcome]:
@@ -451,8 +501,8 @@ def run_transpiled(
     """Transpile each program for `target` (here) and run the result on `exe`."""
     jobs = []
     failed: dict[str, Outcome] = {}
-    for p in programs:
-        text, problem = transpile_source(p.source, target, p.filename)
+    texts = transpile_many([(p.source, p.filename) for p in programs], target)
+    for p, (text, problem) in zip(programs, texts):
         if problem is not None:
             failed[p.name] = _failed(problem, text)
         else:
@@ -473,8 +523,20 @@ def cached_transpiled(
     return run_transpiled(programs, exe, target)
 
 
-def _numbered(text: str) -> str:
-    return "\n".join(f"{i:4d}  {line}" for i, line in enumerate(text.splitlines(), 1))
+def _numbered(text: str, same_as: str | None = None) -> str:
+    """Numbered lines; with `same_as`, a long common start is elided."""
+    lines = text.splitlines()
+    skip = 0
+    if same_as is not None:
+        for mine, theirs in zip(lines, same_as.splitlines()):
+            if mine != theirs:
+                break
+            skip += 1
+    if skip < 5:
+        skip = 0
+    out = [f"   1-{skip}  (same as the original)"] if skip else []
+    out += [f"{i:4d}  {line}" for i, line in enumerate(lines[skip:], skip + 1)]
+    return "\n".join(out)
 
 
 def _diff_field(
@@ -498,6 +560,8 @@ def explain_mismatch(
     for outcome in oracles.values():
         if outcome.observable() == observed:
             return None
+    if not oracles:
+        return f"transpiled program on {target}: {actual.problem}\n" + _numbered(source)
     version, reference = next(iter(oracles.items()))
     want = reference.observable()
     parts = [
@@ -505,12 +569,14 @@ def explain_mismatch(
     ]
     if actual.problem:
         parts.append(f"--- could not run: {actual.problem}")
-    for field in ("stdout", "error", "frames", "trace"):
-        if want[field] != observed[field]:
-            parts.append(_diff_field(field, want[field], observed[field]))
+    else:
+        for field in ("stdout", "error", "frames", "trace"):
+            if want[field] != observed[field]:
+                parts.append(_diff_field(field, want[field], observed[field]))
     parts.append("--- original program:\n" + _numbered(source))
     if actual.executed != source:
-        parts.append(f"--- transpiled for {target}:\n" + _numbered(actual.executed))
+        listing = _numbered(actual.executed, same_as=source)
+        parts.append(f"--- transpiled for {target}:\n" + listing)
     return "\n".join(parts)
 
 
@@ -537,14 +603,7 @@ def explain_oracle_disagreement(
 
 def dedent(text: str) -> str:
     """textwrap.dedent plus dropping the first newline of a triple-quoted block."""
-    import textwrap
-
     return textwrap.dedent(text).lstrip("\n")
-
-
-def iter_batches(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 # ---------------------------------------------------------------------------
@@ -625,12 +684,21 @@ def G(tag, *values):
     return len(text) % 3 != 0
 
 
-def run(fn, tag, make):
+def run(fn, tag, subject):
+    """Call fn on a fresh value of the subject expression (a string: the
+    transpiler has nothing to do with it, and thousands of them as code would
+    only slow it down)."""
     print("==", tag)
     try:
-        fn(make())
+        fn(eval(subject))
     except Exception as e:
         print("raised", type(e).__name__, re.sub(r" at 0x[0-9a-fA-F]+", "", str(e)))
+
+
+def run_all(functions, subjects):
+    for i, (fn, exprs) in enumerate(zip(functions, subjects)):
+        for j, expr in enumerate(exprs):
+            run(fn, "f%d/%d" % (i, j), expr)
 '''
 
 NAME_POOL = tuple("abcdefghjkmn")
@@ -1142,11 +1210,15 @@ class RandomProgram:
         parts = [RANDOM_PRELUDE]
         for i, spec in enumerate(self.specs):
             parts.append("\n" + render_function(i, spec))
-        parts.append("\n")
-        for i, subjects in enumerate(self.subjects):
-            for j, subject in enumerate(subjects):
-                parts.append(f"run(f{i}, 'f{i}/{j}', lambda: {subject})\n")
+        names = ", ".join(f"f{i}" for i in range(len(self.specs)))
+        parts.append(f"\nSUBJECTS = []\n")
+        for subjects in self.subjects:
+            parts.append(f"SUBJECTS.append({subjects!r})\n")
+        parts.append(f"run_all([{names}], SUBJECTS)\n")
         return "".join(parts)
+
+    def statements_source(self) -> str:
+        return "".join(render_function(i, spec) for i, spec in enumerate(self.specs))
 
     def only(self, i: int, j: int | None = None) -> "RandomProgram":
         subjects = self.subjects[i] if j is None else [self.subjects[i][j]]
@@ -1187,13 +1259,13 @@ def outcome_differs(want: Outcome, got: Outcome) -> bool:
 class RandomMismatch:
     target: str
     program: RandomProgram
-    oracle: Outcome
+    oracle: Outcome | None  # None until needed (a transpile failure needs none)
     actual: Outcome
 
     def report(self) -> str:
         text = explain_mismatch(
             self.program.source(),
-            {ORACLE_VERSION: self.oracle},
+            {ORACLE_VERSION: self.oracle} if self.oracle else {},
             self.target,
             self.actual,
         )
@@ -1226,9 +1298,10 @@ class RandomChecker:
         return None
 
     def check(
-        self, program: RandomProgram, shrink: bool = True
+        self, program: RandomProgram, shrink: bool = True, limit: int = 1
     ) -> list[RandomMismatch]:
-        """Mismatches per target, each shrunk to one statement, one subject."""
+        """Mismatches per target; with `shrink`, up to `limit` of them per
+        target, each shrunk to one statement, one subject."""
         oracle = self._run(program, None)
         found = []
         for target in self.targets:
@@ -1236,76 +1309,198 @@ class RandomChecker:
             if not outcome_differs(oracle, actual):
                 continue
             if shrink:
-                found.append(self.shrink(program, target, oracle, actual))
+                found += self.shrink(program, target, oracle, actual, limit)
             else:
                 found.append(RandomMismatch(target, program, oracle, actual))
         return found
 
+    def _transpile_problem(self, program: RandomProgram, target: str) -> str | None:
+        # Only the statements: a transpiler failure depends on nothing else,
+        # and the prelude would make each shrinking step several times slower.
+        return transpile_source(program.statements_source(), target, "<random>")[1]
+
     def _still_differs(
         self, program: RandomProgram, target: str
     ) -> RandomMismatch | None:
+        problem = self._transpile_problem(program, target)  # cheap: no subprocess
+        if problem is not None:
+            return RandomMismatch(
+                target, program, None, _failed(problem, program.source())
+            )
         oracle = self._run(program, None)
         actual = self._run(program, target)
         if outcome_differs(oracle, actual):
             return RandomMismatch(target, program, oracle, actual)
         return None
 
-    def shrink(
-        self, program: RandomProgram, target: str, oracle: Outcome, actual: Outcome
-    ) -> RandomMismatch:
-        best = RandomMismatch(target, program, oracle, actual)
+    def _suspects(
+        self,
+        program: RandomProgram,
+        target: str,
+        oracle: Outcome,
+        actual: Outcome,
+        limit: int,
+    ) -> list[tuple[int, int | None]]:
+        """(statement, subject) runs that likely show the difference."""
+        n = len(program.specs)
+        if actual.problem:
+            # Transpiling failed (or the runner died): find statements that
+            # do not transpile on their own, cheaply, in this process.
+            indices, failing = list(range(n)), []
+            while len(failing) < limit:
+                k = self._bisect_transpile_failure(program, indices, target)
+                if k is None:
+                    break
+                failing.append((k, None))
+                indices.remove(k)
+            if failing:
+                return failing
         if oracle.problem or actual.problem or oracle.error or actual.error:
-            # Not attributable to one run from the printed blocks: try each
-            # statement alone.
-            candidates = [(i, None) for i in range(len(program.specs))]
-        else:
-            want, got = split_blocks(oracle.stdout), split_blocks(actual.stdout)
-            tags = [
-                t
-                for t in dict.fromkeys(list(want) + list(got))
-                if want.get(t) != got.get(t)
-            ]
-            candidates = []
-            for tag in tags:
-                if "/" in tag and tag.startswith("f"):
-                    i, j = tag[1:].split("/")
-                    candidates.append((int(i), int(j)))
-        for i, j in candidates[:5]:
+            return [(i, None) for i in range(n)]
+        want, got = split_blocks(oracle.stdout), split_blocks(actual.stdout)
+        tags = dict.fromkeys(list(want) + list(got))
+        suspects = []
+        for tag in tags:
+            if want.get(tag) != got.get(tag) and tag.startswith("f") and "/" in tag:
+                i, j = tag[1:].split("/")
+                suspects.append((int(i), int(j)))
+        return suspects
+
+    def _bisect_transpile_failure(
+        self, program: RandomProgram, indices: list[int], target: str
+    ) -> int | None:
+        """A statement among `indices` that fails to transpile alone."""
+        part = RandomProgram([program.specs[i] for i in indices], [[]] * len(indices))
+        if not self._transpile_problem(part, target):
+            return None
+        if len(indices) == 1:
+            return indices[0]
+        half = len(indices) // 2
+        return self._bisect_transpile_failure(
+            program, indices[:half], target
+        ) or self._bisect_transpile_failure(program, indices[half:], target)
+
+    def shrink(
+        self,
+        program: RandomProgram,
+        target: str,
+        oracle: Outcome,
+        actual: Outcome,
+        limit: int = 1,
+    ) -> list[RandomMismatch]:
+        """Up to `limit` differences, from distinct statements, each as one
+        statement on one subject with the fewest cases and simplest patterns
+        (the whole program if the difference needs several statements)."""
+        found: list[RandomMismatch] = []
+        done: set[int] = set()
+        attempts = 5 * limit
+        for i, j in self._suspects(program, target, oracle, actual, limit):
+            if i in done or attempts <= 0 or len(found) >= limit:
+                continue
+            attempts -= 1
             smaller = self._still_differs(program.only(i, j), target)
             if smaller is None and j is not None:
                 smaller = self._still_differs(program.only(i), target)
             if smaller is not None:
-                best = smaller
-                break
-        return self._drop_cases(best)
+                done.add(i)
+                found.append(self._finish(smaller))
+        return found or [self._finish(RandomMismatch(target, program, oracle, actual))]
 
-    def _drop_cases(self, found: RandomMismatch) -> RandomMismatch:
-        """Remove cases (and guards) while the difference stays."""
-        program = found.program
-        if len(program.specs) != 1:
+    def _finish(self, found: RandomMismatch) -> RandomMismatch:
+        found = self._minimize(found)
+        if found.oracle is None:
+            found.oracle = self._run(found.program, None)
+        return found
+
+    def _minimize(self, found: RandomMismatch, budget: int = 100) -> RandomMismatch:
+        """Greedily drop cases and guards and simplify patterns while the
+        difference stays (each variant must still compile)."""
+        if len(found.program.specs) != 1 or sys.version_info < (3, 10):
             return found
-        changed = True
-        while changed:
-            changed = False
-            cases = program.specs[0].cases
-            for k in range(len(cases)):
-                variants = []
-                if len(cases) > 1:
-                    variants.append(cases[:k] + cases[k + 1 :])
-                if cases[k].guard and (
-                    k == len(cases) - 1 or not cases[k].pattern.irrefutable
-                ):
-                    variants.append(
-                        cases[:k] + [Case(cases[k].pattern, False)] + cases[k + 1 :]
-                    )
-                for variant in variants:
-                    candidate = RandomProgram([MatchSpec(variant)], program.subjects)
-                    if self.compile_error(candidate):
-                        continue
-                    smaller = self._still_differs(candidate, found.target)
-                    if smaller is not None:
-                        found, program, changed = smaller, candidate, True
-                        break
-                if changed:
+        improved = True
+        while improved and budget > 0:
+            improved = False
+            for spec in statement_variants(found.program.specs[0]):
+                candidate = RandomProgram([spec], found.program.subjects)
+                if self.compile_error(candidate):
+                    continue
+                budget -= 1
+                smaller = self._still_differs(candidate, found.target)
+                if smaller is not None:
+                    found, improved = smaller, True
+                    break
+                if budget <= 0:
                     break
         return found
+
+
+def statement_variants(spec: MatchSpec) -> Iterable[MatchSpec]:
+    """One-step simplifications of a match statement (may be invalid)."""
+    cases = spec.cases
+    for k in range(len(cases)):
+        if len(cases) > 1:
+            yield MatchSpec(cases[:k] + cases[k + 1 :])
+    for k, case in enumerate(cases):
+        if case.guard:
+            yield MatchSpec(cases[:k] + [Case(case.pattern, False)] + cases[k + 1 :])
+    for k, case in enumerate(cases):
+        for p in pattern_variants(case.pattern):
+            yield MatchSpec(cases[:k] + [Case(p, case.guard)] + cases[k + 1 :])
+
+
+def _replaced(items: list[Any], k: int, new: Any) -> list[Any]:
+    return items[:k] + [new] + items[k + 1 :]
+
+
+def pattern_variants(p: Pattern) -> Iterable[Pattern]:
+    """One-step simplifications of a pattern (may be invalid)."""
+    if not p.names and not (isinstance(p, PCapture) and p.name is None):
+        yield PCapture(None)
+    if isinstance(p, (PAs, PGroup)):
+        yield p.inner
+        for q in pattern_variants(p.inner):
+            yield PAs(q, p.name) if isinstance(p, PAs) else PGroup(q)
+    elif isinstance(p, POr):
+        alts = p.alternatives
+        for k in range(len(alts)):
+            rest = alts[:k] + alts[k + 1 :]
+            yield rest[0] if len(rest) == 1 else POr(rest)
+        for k, alt in enumerate(alts):
+            for q in pattern_variants(alt):
+                yield POr(_replaced(alts, k, q))
+    elif isinstance(p, PSequence):
+        if p.star_at is not None:
+            yield PSequence(p.items, None, None, p.tuple_style)
+        for k in range(len(p.items)):
+            star_at = p.star_at
+            if star_at is not None and k < star_at:
+                star_at -= 1
+            yield PSequence(
+                p.items[:k] + p.items[k + 1 :], star_at, p.star_name, p.tuple_style
+            )
+        if p.tuple_style:
+            yield PSequence(p.items, p.star_at, p.star_name, False)
+        for k, item in enumerate(p.items):
+            for q in pattern_variants(item):
+                yield PSequence(
+                    _replaced(p.items, k, q), p.star_at, p.star_name, p.tuple_style
+                )
+    elif isinstance(p, PMapping):
+        if p.rest:
+            yield PMapping(p.items, None)
+        for k in range(len(p.items)):
+            yield PMapping(p.items[:k] + p.items[k + 1 :], p.rest)
+        for k, (key, value) in enumerate(p.items):
+            for q in pattern_variants(value):
+                yield PMapping(_replaced(p.items, k, (key, q)), p.rest)
+    elif isinstance(p, PClass):
+        if p.positional:
+            yield PClass(p.spec, p.positional[:-1], p.keywords)
+        for k in range(len(p.keywords)):
+            yield PClass(p.spec, p.positional, p.keywords[:k] + p.keywords[k + 1 :])
+        for k, sub in enumerate(p.positional):
+            for q in pattern_variants(sub):
+                yield PClass(p.spec, _replaced(p.positional, k, q), p.keywords)
+        for k, (attr, sub) in enumerate(p.keywords):
+            for q in pattern_variants(sub):
+                yield PClass(p.spec, p.positional, _replaced(p.keywords, k, (attr, q)))

@@ -15,17 +15,19 @@ interpreter, so the whole file stays well under 30 s:
 - `test_seeded_batch` checks one large random.Random(seed) program per target
   and shrinks a difference to one statement, one subject, fewest cases;
 - `test_hypothesis_programs` draws small programs with hypothesis
-  (derandomized, bounded examples), whose shrinker minimises a failure;
+  (derandomized, bounded examples); a failure is minimised by our shrinker,
+  or by hypothesis' with SPAM_TRANSPILE_HYPOTHESIS_SHRINK=1 (slow);
 - `test_generator_makes_valid_programs` checks the generator itself.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from difftest import (
@@ -40,6 +42,18 @@ from difftest import (
 from interpreters import require_interpreter
 
 SEED = 20240610
+
+# Hypothesis' own shrinker needs hundreds of examples, each a transpile and two
+# interpreter runs: minutes. By default a failing example is minimised by
+# RandomChecker.shrink instead (one statement, one subject, simplest
+# patterns: seconds); set this to 1 to let hypothesis shrink the draws too.
+HYPOTHESIS_SHRINK = os.environ.get("SPAM_TRANSPILE_HYPOTHESIS_SHRINK", "") not in (
+    "",
+    "0",
+)
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate) + (
+    (Phase.shrink,) if HYPOTHESIS_SHRINK else ()
+)
 BATCH_STATEMENTS = 150
 BATCH_SUBJECTS = 12
 
@@ -86,6 +100,7 @@ def test_seeded_batch(target: str) -> None:
     max_examples=15,
     deadline=None,
     database=None,
+    phases=PHASES,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(data=st.data())
@@ -93,9 +108,7 @@ def test_hypothesis_programs(target: str, data: st.DataObject) -> None:
     checker = _checker(target)
     ch = HypothesisChooser(data)
     program = random_program(ProgramGen(ch), ch.integer(1, 4), ch.integer(1, 6))
-    # No shrinking of our own: hypothesis shrinks the draws, and the final
-    # failure it reports is its minimal program.
-    _assert_no_mismatch(checker, program, shrink=False)
+    _assert_no_mismatch(checker, program, shrink=not HYPOTHESIS_SHRINK)
 
 
 @needs_match_syntax

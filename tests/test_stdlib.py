@@ -1,0 +1,36 @@
+"""No false rejections on real code: CPython's own standard library.
+
+CI checks every stdlib file that may hold a match statement (the full tree is
+``scripts/stdlib_check.py``'s job): each must transpile, files without match
+statements must come back byte-identical, and outputs must compile on the
+interpreter the tree belongs to.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.interpreters import require_interpreter
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "stdlib_check.py"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("stdlib_check", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
+def test_stdlib_files_that_may_hold_match_statements(version: str) -> None:
+    python = require_interpreter(version)
+    counts = _load_script().check_tree(python, only_match=True, jobs=os.cpu_count() or 1)
+    assert counts.problems == []
+    assert counts.with_match > 0, "expected the stdlib to use match statements"
+    assert counts.files == counts.with_match + counts.identical
