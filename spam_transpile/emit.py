@@ -1,17 +1,20 @@
 """Emit a lowered case as one ``if``/``elif`` test expression (source text).
 
-Two shapes, chosen per case:
+Two shapes, chosen per case by the transformer:
 
-- *comprehension* (function and module scope, when the pattern needs
-  temporaries): ``[0 for s in (subject,) for t in (expr,) if check ...
-  if [(x := t)]]``. Every temporary is a comprehension variable, so none is
-  left in ``locals()``; captures are assignment expressions, which PEP 572
-  binds in the enclosing scope. The list is non-empty exactly when the
-  pattern matched.
-- *walrus chain* (class bodies, where assignment expressions may not appear
-  in comprehensions, and patterns without temporaries):
-  ``check and ((t := expr) is t) and ... and [(x := t)]``. Temporaries are
-  removed by the caller.
+- *comprehension*: ``[0 for s in (subject,) for t in (expr,) if check ...
+  if [store(x, t)]]``. Every temporary is a comprehension variable, so none
+  is left in ``locals()``; the list is non-empty exactly when the pattern
+  matched. Used in functions (and at module level on 3.8+).
+- *chain*: ``check and let(t, expr) and ... and [store(x, t)]``, for class
+  bodies (where ``:=`` may not appear in a comprehension), module level
+  before 3.8, and patterns that need no temporary. The transformer removes
+  the temporaries a chain stores.
+
+How a name is stored is the :class:`Binder`'s business: ``x := v`` on 3.8+;
+before 3.8, a write to the namespace dict in module and class bodies, and in
+functions a write to the variable's cell (``x`` made local, and so a cell, by
+an annotation on the match line).
 
 Either way the test has no statement in it, so it fits on the case's line.
 """
@@ -19,31 +22,88 @@ Either way the test has no statement in it, so it fits on the case's line.
 from __future__ import annotations
 
 import re
-from typing import List, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, List, Tuple
 
 from spam_transpile.ir import Alternatives, Check, Let, LoweredPattern, Step, Unpack
 from spam_transpile.names import Names
 
 
-def comprehension_test(pattern: LoweredPattern, root: str, subject: str, names: Names) -> str:
+@dataclass
+class Binder:
+    #: expression storing ``value`` in user name ``name`` (its value unused)
+    store: Callable[[str, str], str]
+    #: truthy expression storing ``value`` in temporary ``temp`` (chains only)
+    let: Callable[[str, str], str]
+    #: temporaries stored so far (chains only), for the transformer to remove
+    stored: List[str] = field(default_factory=list)
+
+
+def walrus_binder() -> Binder:
+    return Binder(
+        store=lambda name, value: f"({name} := {value})",
+        let=lambda temp, value: f"(({temp} := {value}) is {temp})",
+    )
+
+
+def namespace_binder(namespace: str, mangle: Callable[[str], str]) -> Binder:
+    """Stores through ``namespace`` (``locals()`` of a module or class body)."""
+    return Binder(
+        store=lambda name, value: f"{namespace}.__setitem__({mangle(name)!r}, {value})",
+        let=lambda temp, value: f"[{namespace}.__setitem__({temp!r}, {value})]",
+    )
+
+
+def cell_binder(names: Names, target: Tuple[int, int], globals_: frozenset) -> Binder:
+    """Stores into a function's local (cell) variables without ``:=``.
+
+    ``(lambda: x).__closure__[0]`` is the function's own cell for ``x``;
+    3.7 made ``cell_contents`` writable, 3.6 needs the C API's PyCell_Set.
+    Names the function declares global go through ``globals()``.
+    """
+
+    def store(name: str, value: str) -> str:
+        if name in globals_:
+            return f"{names.builtin('globals')}().__setitem__({name!r}, {value})"
+        cell = f"(lambda: {name}).__closure__[0]"
+        if target >= (3, 7):
+            return f"{names.builtin('setattr')}({cell}, 'cell_contents', {value})"
+        ctypes = f"{names.builtin('__import__')}('ctypes')"
+        return (
+            f"{ctypes}.pythonapi.PyCell_Set({ctypes}.py_object({cell}), "
+            f"{ctypes}.py_object({value}))"
+        )
+
+    return Binder(store=store, let=_no_chain_temps)
+
+
+def _no_chain_temps(temp: str, value: str) -> str:  # pragma: no cover - guarded by callers
+    raise AssertionError("function chains never need temporaries")
+
+
+def comprehension_test(
+    pattern: LoweredPattern, root: str, subject: str, names: Names, binder: Binder
+) -> str:
     clauses = [f"for {root} in ({subject},)"]
     clauses.extend(_clauses(pattern.steps, names))
     if pattern.captures:
-        clauses.append(f"if {_captures(pattern.captures)}")
+        clauses.append(f"if {_captures(pattern.captures, binder)}")
     return f"[0 {' '.join(clauses)}]"
 
 
-def walrus_test(pattern: LoweredPattern, root: str, subject: str, names: Names) -> str:
-    parts = _chain(pattern.steps, names)
+def chain_test(
+    pattern: LoweredPattern, root: str, subject: str, names: Names, binder: Binder
+) -> str:
+    parts = _chain(pattern.steps, names, binder)
     if pattern.captures:
-        parts.append(_captures(pattern.captures))
+        parts.append(_captures(pattern.captures, binder))
     text = " and ".join(parts) if parts else f"[{root}]"
     # The root name is fresh, so a whole-word replacement cannot touch user text.
     return re.sub(rf"\b{re.escape(root)}\b", lambda _: subject, text)
 
 
-def _captures(captures: Tuple[Tuple[str, str], ...]) -> str:
-    return "[" + ", ".join(f"({name} := {value})" for name, value in captures) + "]"
+def _captures(captures: Tuple[Tuple[str, str], ...], binder: Binder) -> str:
+    return "[" + ", ".join(binder.store(name, value) for name, value in captures) + "]"
 
 
 def _targets(temps: Tuple[str, ...], star: "int | None") -> str:
@@ -89,52 +149,43 @@ def _branch_truth(steps: Tuple[Step, ...], names: Names) -> str:
     return f"[0 for {names.temp('z')} in (0,) {' '.join(_clauses(steps, names))}]"
 
 
-def _chain(steps: Tuple[Step, ...], names: Names) -> List[str]:
+def _let(binder: Binder, temp: str, value: str) -> str:
+    binder.stored.append(temp)
+    return binder.let(temp, value)
+
+
+def _chain(steps: Tuple[Step, ...], names: Names, binder: Binder) -> List[str]:
     out: List[str] = []
     for step in steps:
         if isinstance(step, Let):
-            out.append(f"(({step.temp} := {step.expr}) is {step.temp})")
+            out.append(_let(binder, step.temp, step.expr))
         elif isinstance(step, Unpack):
-            out.extend(_unpack_chain(step, names))
+            out.extend(_unpack_chain(step, names, binder))
         elif isinstance(step, Check):
             out.append(f"({step.expr})")
         else:
-            out.append(_alternatives_chain(step, names))
+            out.append(_alternatives_chain(step, names, binder))
     return out
 
 
-def _unpack_chain(step: Unpack, names: Names) -> List[str]:
+def _unpack_chain(step: Unpack, names: Names, binder: Binder) -> List[str]:
     # Iterate once, exactly as ``a, *b, c = s`` does (same errors), inside a
     # comprehension whose variables vanish; then name each element.
     items = names.temp("items")
     elements = "(" + ", ".join(step.temps) + ",)"
-    out = [
-        f"(({items} := [{elements} for {_targets(step.temps, step.star)} in "
-        f"({step.source},)][0]) is {items})"
-    ]
+    unpacked = f"[{elements} for {_targets(step.temps, step.star)} in ({step.source},)][0]"
+    out = [_let(binder, items, unpacked)]
     for i, temp in enumerate(step.temps):
-        out.append(f"(({temp} := {items}[{i}]) is {temp})")
+        out.append(_let(binder, temp, f"{items}[{i}]"))
     return out
 
 
-def _alternatives_chain(step: Alternatives, names: Names) -> str:
+def _alternatives_chain(step: Alternatives, names: Names, binder: Binder) -> str:
     branches = []
     for branch in step.branches:
-        parts = _chain(branch.steps, names)
+        parts = _chain(branch.steps, names, binder)
         if step.outputs:
-            stores = ", ".join(f"({o} := {v})" for o, v in zip(step.outputs, branch.values))
+            stores = ", ".join(_let(binder, o, v) for o, v in zip(step.outputs, branch.values))
             parts.append(f"[{stores}]")
         branches.append("(" + (" and ".join(parts) if parts else "True") + ")")
     return "(" + " or ".join(branches) + ")"
-
-
-WALRUS_TARGET = re.compile(r"\((\w+) :=")
-
-
-def stored_names(test: str, prefix: str) -> List[str]:
-    """Temporaries a walrus chain stores (names starting with ``prefix``)."""
-    seen: List[str] = []
-    for name in WALRUS_TARGET.findall(test):
-        if name.startswith(prefix) and name not in seen:
-            seen.append(name)
-    return seen

@@ -6,6 +6,8 @@ integrations) calls; it never touches the file system.
 
 from __future__ import annotations
 
+from typing import Tuple
+
 import libcst as cst
 
 from spam_transpile.errors import TranspileError
@@ -22,7 +24,7 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     Raises :class:`TranspileError` for invalid source, for match statements
     CPython would reject, and for targets this version cannot serve.
     """
-    parse_target(target, filename=filename)
+    version = parse_target(target, filename=filename)
     try:
         module = parse_source(source, filename)
     except Unparsable:
@@ -30,7 +32,7 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     if not may_contain_match(source):
         return source
     try:
-        output = _lower_module(module, source, filename)
+        output = _lower_module(module, source, filename, version)
     except TranspileError:
         raise
     except RecursionError:
@@ -48,9 +50,11 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     return output
 
 
-def _lower_module(module: cst.Module, source: str, filename: str) -> str:
+def _lower_module(
+    module: cst.Module, source: str, filename: str, target: Tuple[int, int]
+) -> str:
     names = Names(identifiers_in(source), bound_names(module))
-    transformer = MatchLowering(module, names, filename, source)
+    transformer = MatchLowering(module, names, filename, source, target)
     result = module.visit(transformer)
     if transformer.failed is not None:
         raise transformer.failed

@@ -108,3 +108,63 @@ def names_rebound_by(match: cst.Match) -> FrozenSet[str]:
         if case.guard is not None:
             case.guard.visit(targets)
     return frozenset(targets.names)
+
+
+class _Declarations(cst.CSTVisitor):
+    """``global`` and ``nonlocal`` statements of one function body."""
+
+    def __init__(self) -> None:
+        self.globals: Set[str] = set()
+        self.nonlocals: Set[str] = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.globals.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocals.update(item.name.value for item in node.names)
+
+
+def declarations(function: cst.FunctionDef) -> "tuple[FrozenSet[str], FrozenSet[str]]":
+    """The names ``function`` declares global, and those it declares nonlocal."""
+    found = _Declarations()
+    function.body.visit(found)
+    return frozenset(found.globals), frozenset(found.nonlocals)
+
+
+def capture_names(match: cst.Match) -> list:
+    """Names the patterns of ``match`` capture, in order of first appearance."""
+    ordered: list = []
+    for case in match.cases:
+        for node in _pattern_names(case.pattern):
+            if node not in ordered:
+                ordered.append(node)
+    return ordered
+
+
+def _pattern_names(pattern: cst.CSTNode) -> list:
+    out: list = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_MatchAs(self, node: cst.MatchAs) -> None:
+            if node.name is not None:
+                out.append(node.name.value)
+
+        def visit_MatchStar(self, node: cst.MatchStar) -> None:
+            if node.name is not None:
+                out.append(node.name.value)
+
+        def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+            if node.rest is not None:
+                out.append(node.rest.value)
+
+    pattern.visit(_Collect())
+    return out

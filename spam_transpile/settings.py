@@ -6,10 +6,8 @@ from typing import Tuple
 
 from spam_transpile.errors import TranspileError
 
-SUPPORTED_TARGETS = ("3.8", "3.9")
-# 3.6 and 3.7 have no assignment expressions; their lowering has another
-# shape and is not written yet.
-PLANNED_TARGETS = ("3.6", "3.7")
+SUPPORTED_TARGETS = ("3.6", "3.7", "3.8", "3.9")
+PLANNED_TARGETS: Tuple[str, ...] = ()
 
 
 def parse_target(target: str, *, filename: str = "<unknown>") -> Tuple[int, int]:

@@ -27,7 +27,12 @@ from spam_transpile.errors import TranspileError
 from spam_transpile.ir import LoweredPattern, introduces_temps
 from spam_transpile.lower import Lowering
 from spam_transpile.names import TEMP_PREFIX, Names
-from spam_transpile.scopes import names_rebound_by, stable_locals
+from spam_transpile.scopes import (
+    capture_names,
+    declarations,
+    names_rebound_by,
+    stable_locals,
+)
 
 from spam_transpile.validate import compiler_stage_error, parser_stage_error
 
@@ -41,6 +46,19 @@ class Scope:
     kind: str
     node: Optional[cst.CSTNode] = None
     stable: Optional[frozenset] = None
+    declared: Optional[Tuple[frozenset, frozenset]] = None
+
+    def declared_globals(self) -> frozenset:
+        return self._declarations()[0]
+
+    def declared_nonlocals(self) -> frozenset:
+        return self._declarations()[1]
+
+    def _declarations(self) -> Tuple[frozenset, frozenset]:
+        if self.declared is None:
+            assert isinstance(self.node, cst.FunctionDef)
+            self.declared = declarations(self.node)
+        return self.declared
 
     def stable_names(self) -> frozenset:
         if self.stable is None:
@@ -63,8 +81,16 @@ class RawExpression(cst.Name):
 
 
 class MatchLowering(cst.CSTTransformer):
-    def __init__(self, module: cst.Module, names: Names, filename: str, source: str) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        names: Names,
+        filename: str,
+        source: str,
+        target: Tuple[int, int] = (3, 9),
+    ) -> None:
         super().__init__()
+        self.target = target
         self.module = module
         self.names = names
         self.filename = filename
@@ -90,12 +116,36 @@ class MatchLowering(cst.CSTTransformer):
         start = self._positions[node].start
         return start.line, start.column + 1
 
+    def mangle(self, name: str) -> str:
+        """The name CPython stores for ``name`` here (class-private mangling)."""
+        if not name.startswith("__") or name.endswith("__"):
+            return name
+        for scope in reversed(self.scopes):
+            if scope.kind == CLASS:
+                assert isinstance(scope.node, cst.ClassDef)
+                owner = scope.node.name.value.lstrip("_")
+                return f"_{owner}{name}" if owner else name
+        return name
+
     @property
     def failed(self) -> Optional[TranspileError]:
         """What CPython reports first: its first parser error, else compiler error."""
         return self.parser_error or self.compiler_error
 
     # -- validation, in CPython's order -----------------------------------------
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        # The output keeps the user's own code: before 3.8 an assignment
+        # expression anywhere in it would not compile on the target.
+        if self.target < (3, 8) and self.parser_error is None:
+            line, column = self.position(node)
+            self.parser_error = TranspileError(
+                "assignment expressions need Python 3.8 or newer "
+                f"(target is {self.target[0]}.{self.target[1]})",
+                filename=self.filename,
+                lineno=line,
+                offset=column,
+            )
 
     def visit_Match(self, node: cst.Match) -> None:
         self._match_depth += 1
@@ -219,14 +269,13 @@ class MatchEmitter:
         first = self._subject_statement()
         cases = list(self.node.cases)
         tests = []
+        self._all_temps = [self.subject_temp] if self.subject_temp else []
         for case in cases:
             root = self.names.temp("s")
             pattern = self.owner.lowering.lower_case(case.pattern, root)
-            tests.append(self._pattern_test(pattern, root))
-        self._all_temps = [self.subject_temp] if self.subject_temp else []
-        if self.scope.kind == CLASS:
-            for text in tests:
-                self._all_temps += emit.stored_names(text, TEMP_PREFIX)
+            text, stored = self._pattern_test(pattern, root)
+            tests.append(text)
+            self._all_temps += stored
         chain: Optional[cst.If] = None
         for index in reversed(range(len(cases))):
             chain = self._case_if(cases[index], tests[index], index, chain)
@@ -253,10 +302,31 @@ class MatchEmitter:
                 targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
             )
         return cst.SimpleStatementLine(
-            body=[small],
+            body=[small, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
+
+    def _declare_captures_local(self) -> List[cst.BaseSmallStatement]:
+        """``x: object`` for each capture, in functions before 3.8.
+
+        Without ``:=`` a capture is stored through the variable's cell, so the
+        compiler must see the name as a local of this function (a capture is
+        an assignment for CPython); a bare annotation does exactly that and
+        runs nothing.
+        """
+        if self.scope.kind != FUNCTION or self.owner.target >= (3, 8):
+            return []
+        declared = self.scope.declared_globals() | self.scope.declared_nonlocals()
+        return [
+            cst.AnnAssign(
+                target=cst.Name(name),
+                annotation=cst.Annotation(cst.Name("object")),
+                value=None,
+            )
+            for name in capture_names(self.original)
+            if name not in declared
+        ]
 
     def _match_header(self) -> str:
         n = self.node
@@ -310,10 +380,32 @@ class MatchEmitter:
             )
         return text + code(case.whitespace_before_colon)
 
-    def _pattern_test(self, pattern: LoweredPattern, root: str) -> str:
-        if self.scope.kind != CLASS and introduces_temps(pattern.steps):
-            return emit.comprehension_test(pattern, root, self.subject, self.names)
-        return emit.walrus_test(pattern, root, self.subject, self.names)
+    def _pattern_test(self, pattern: LoweredPattern, root: str) -> Tuple[str, List[str]]:
+        """The test text, and the temporaries it leaves in the namespace."""
+        modern = self.owner.target >= (3, 8)
+        kind = self.scope.kind
+        needs_temps = introduces_temps(pattern.steps)
+        if kind == FUNCTION:
+            binder = (
+                emit.walrus_binder()
+                if modern
+                else emit.cell_binder(
+                    self.names, self.owner.target, self.scope.declared_globals()
+                )
+            )
+            if needs_temps:
+                return emit.comprehension_test(pattern, root, self.subject, self.names, binder), []
+        elif kind == MODULE and modern and needs_temps:
+            # A module-level comprehension may bind globals with ``:=``.
+            binder = emit.walrus_binder()
+            return emit.comprehension_test(pattern, root, self.subject, self.names, binder), []
+        elif modern:
+            binder = emit.walrus_binder()
+        else:
+            namespace = f"{self.names.builtin('locals')}()"
+            binder = emit.namespace_binder(namespace, self.owner.mangle)
+        text = emit.chain_test(pattern, root, self.subject, self.names, binder)
+        return text, list(binder.stored)
 
     def _with_guard_and_cleanup(
         self, test_text: str, guard: Optional[cst.BaseExpression], last: bool

@@ -40,7 +40,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # needs to be known as such.
 ORACLE_VERSION = "3.10"
 EXTRA_ORACLE_VERSIONS = ("3.12",)
-TARGET_VERSIONS = ("3.9", "3.8")
+TARGET_VERSIONS = ("3.9", "3.8", "3.7", "3.6")
 
 # Per program, in seconds: a lowering that lets a `break` hit a loop of its own
 # turns `while True: match ...` into an endless loop; that must fail one

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from difftest import (
+from difftest import (  # noqa: I001
     ORACLE_VERSION,
     TARGET_VERSIONS,
     ProgramGen,
@@ -40,6 +40,10 @@ from difftest import (
     random_program,
 )
 from interpreters import require_interpreter
+
+# The generated programs' prelude uses dataclasses, which 3.6 lacks; 3.6 is
+# covered by test_semantics' programs that do not need them.
+PROPERTY_TARGETS = tuple(v for v in TARGET_VERSIONS if v != "3.6")
 
 SEED = 20240610
 
@@ -86,7 +90,7 @@ def _assert_no_mismatch(
     assert not mismatches, "\n\n".join(m.report() for m in mismatches[:3])
 
 
-@pytest.mark.parametrize("target", TARGET_VERSIONS, ids=lambda v: f"py{v}")
+@pytest.mark.parametrize("target", PROPERTY_TARGETS, ids=lambda v: f"py{v}")
 def test_seeded_batch(target: str) -> None:
     checker = _checker(target)
     gen = ProgramGen(RandomChooser(random.Random(SEED)))
@@ -94,7 +98,7 @@ def test_seeded_batch(target: str) -> None:
     _assert_no_mismatch(checker, program, shrink=True)
 
 
-@pytest.mark.parametrize("target", TARGET_VERSIONS, ids=lambda v: f"py{v}")
+@pytest.mark.parametrize("target", PROPERTY_TARGETS, ids=lambda v: f"py{v}")
 @settings(
     derandomize=True,
     max_examples=15,

@@ -150,11 +150,19 @@ def test_invalid_source_raises_transpile_error(
 
 
 @pytest.mark.parametrize("target", ["3.6", "3.7"])
-def test_targets_without_assignment_expressions_are_refused_clearly(
-    target: str,
-) -> None:
-    with pytest.raises(TranspileError, match="not supported yet"):
-        transpile("match x:\n    case 1:\n        pass\n", target=target)
+def test_user_assignment_expressions_are_refused_below_38(target: str) -> None:
+    source = "def f(x):\n    match x:\n        case 1 if (y := 2):\n            pass\n"
+    with pytest.raises(TranspileError, match="assignment expressions need Python 3.8") as info:
+        transpile(source, target=target)
+    assert (info.value.lineno, info.value.offset) == (3, 20)
+
+
+@pytest.mark.parametrize("target", ["3.6", "3.7"])
+def test_captures_become_annotated_locals_below_38(target: str) -> None:
+    source = "def f(v):\n    match v:\n        case [a, *rest]:\n            return a\n"
+    out = transpile(source, target=target)
+    assert out.splitlines()[1].endswith("; a: object; rest: object")
+    assert ":=" not in out
 
 
 def test_unknown_target_is_an_error() -> None:
@@ -162,7 +170,7 @@ def test_unknown_target_is_an_error() -> None:
         transpile("x = 1\n", target="2.7")
 
 
-@pytest.mark.parametrize("target", ["3.8", "3.9"])
+@pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
 def test_output_uses_only_target_syntax(target: str) -> None:
     # The tool's own interpreter (3.9+) can check the 3.8 grammar through ast.
     import ast
