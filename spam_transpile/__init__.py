@@ -4,10 +4,17 @@ Public API: :func:`transpile` (source text in, source text out) and
 :class:`TranspileError`.
 """
 
-from spam_transpile.errors import TranspileError
-from spam_transpile.pipeline import transpile
+from spam_transpile.errors import TranspileError, TranspileWarning
+from spam_transpile.pipeline import transpile, transpile_with_warnings
 
-__all__ = ["TranspileError", "install_import_hook", "transpile", "__version__"]
+__all__ = [
+    "TranspileError",
+    "TranspileWarning",
+    "install_import_hook",
+    "transpile",
+    "transpile_with_warnings",
+    "__version__",
+]
 __version__ = "0.1.0"
 
 

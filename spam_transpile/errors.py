@@ -35,3 +35,29 @@ class TranspileError(SyntaxError):
 
 def _rebuild(msg: str, filename: str, lineno: int, offset: int) -> TranspileError:
     return TranspileError(msg, filename=filename, lineno=lineno, offset=offset)
+
+
+class TranspileWarning:
+    """Something worth telling the user that does not stop transpiling."""
+
+    def __init__(self, msg: str, *, filename: str, lineno: int, offset: int) -> None:
+        self.msg = msg
+        self.filename = filename
+        self.lineno = lineno
+        self.offset = offset
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (_rebuild_warning, (self.msg, self.filename, self.lineno, self.offset))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TranspileWarning) and self.__reduce__() == other.__reduce__()
+
+    def __repr__(self) -> str:
+        return f"TranspileWarning({self.format()!r})"
+
+    def format(self) -> str:
+        return f"{self.filename}:{self.lineno}:{self.offset}: warning: {self.msg}"
+
+
+def _rebuild_warning(msg: str, filename: str, lineno: int, offset: int) -> TranspileWarning:
+    return TranspileWarning(msg, filename=filename, lineno=lineno, offset=offset)

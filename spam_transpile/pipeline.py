@@ -6,11 +6,11 @@ integrations) calls; it never touches the file system.
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import List, Tuple
 
 import libcst as cst
 
-from spam_transpile.errors import TranspileError
+from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.names import Names, bound_names, identifiers_in
 from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
@@ -24,15 +24,23 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     Raises :class:`TranspileError` for invalid source, for match statements
     CPython would reject, and for targets this version cannot serve.
     """
+    return transpile_with_warnings(source, target=target, filename=filename)[0]
+
+
+def transpile_with_warnings(
+    source: str, *, target: str = "3.9", filename: str = "<unknown>"
+) -> Tuple[str, List[TranspileWarning]]:
+    """Like :func:`transpile`, also returning warnings (unreachable cases)."""
+    warnings: List[TranspileWarning] = []
     version = parse_target(target, filename=filename)
     try:
         module = parse_source(source, filename)
     except Unparsable:
-        return source
+        return source, warnings
     if not may_contain_match(source):
-        return source
+        return source, warnings
     try:
-        output = _lower_module(module, source, filename, version)
+        output = _lower_module(module, source, filename, version, warnings)
     except TranspileError:
         raise
     except RecursionError:
@@ -47,17 +55,22 @@ def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") 
     if output is not source:
         check_lines_kept(source, output, filename)
         check_output_compiles(source, output, filename)
-    return output
+    return output, warnings
 
 
 def _lower_module(
-    module: cst.Module, source: str, filename: str, target: Tuple[int, int]
+    module: cst.Module,
+    source: str,
+    filename: str,
+    target: Tuple[int, int],
+    warnings: List[TranspileWarning],
 ) -> str:
     names = Names(identifiers_in(source), bound_names(module))
     transformer = MatchLowering(module, names, filename, source, target)
     result = module.visit(transformer)
     if transformer.failed is not None:
         raise transformer.failed
+    warnings.extend(transformer.warnings)
     if not transformer.match_count:
         return source
     return result.code

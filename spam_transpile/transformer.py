@@ -23,7 +23,8 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from spam_transpile import emit
-from spam_transpile.errors import TranspileError
+from spam_transpile.errors import TranspileError, TranspileWarning
+from spam_transpile.reachability import unreachable_cases
 from spam_transpile.ir import LoweredPattern, introduces_temps
 from spam_transpile.lower import Lowering
 from spam_transpile.names import TEMP_PREFIX, Names
@@ -100,6 +101,7 @@ class MatchLowering(cst.CSTTransformer):
         self.match_count = 0
         self._match_depth = 0
         self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self.warnings: List[TranspileWarning] = []
         self.parser_error: Optional[TranspileError] = None
         self.compiler_error: Optional[TranspileError] = None
         # lines that followed the last case of a match, waiting for a home
@@ -185,6 +187,7 @@ class MatchLowering(cst.CSTTransformer):
         self.match_count += 1
         if self.failed is not None:
             return updated_node  # the file is refused; keep walking for parser errors
+        self._warn_unreachable(original_node)
         try:
             statements = MatchEmitter(self, original_node, updated_node).statements()
         except TranspileError:
@@ -201,6 +204,24 @@ class MatchLowering(cst.CSTTransformer):
         if updated_node.footer:
             self._orphans[id(statements[-1])] = updated_node.footer
         return cst.FlattenSentinel(statements)
+
+    def _warn_unreachable(self, node: cst.Match) -> None:
+        for later, earlier in unreachable_cases(node):
+            line, column = self.position(node.cases[later])
+            lines = [str(self.position(node.cases[i])[0]) for i in earlier]
+            which = (
+                f"the case on line {lines[0]} matches"
+                if len(lines) == 1
+                else f"the cases on lines {', '.join(lines)} match"
+            )
+            self.warnings.append(
+                TranspileWarning(
+                    f"unreachable case: {which} everything it matches",
+                    filename=self.filename,
+                    lineno=line,
+                    offset=column,
+                )
+            )
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock

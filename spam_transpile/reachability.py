@@ -1,0 +1,173 @@
+"""Cases no subject can reach, found by comparing patterns (the talk's plan).
+
+A case is unreachable when an earlier case without a guard matches every
+subject the later one matches: ``case _, 0`` / ``case 0, _`` / ``case 0, 0``
+never runs its third body. CPython accepts such code, so this is a warning,
+never an error, and it must never be wrong: ``covers(p, q)`` answers True
+only when every subject matching ``q`` provably matches ``p`` whatever the
+objects' ``__eq__`` and ``__instancecheck__`` do, and False whenever unsure
+(``1`` and ``1.0`` are different patterns here, though ``1 == 1.0``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+_EMPTY = cst.Module(body=[])
+
+
+def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
+    """(index of an unreachable case, indexes of the earlier cases covering it)."""
+    found: List[Tuple[int, Tuple[int, ...]]] = []
+    cases = list(match.cases)
+    for later, case in enumerate(cases):
+        earlier = [(i, c.pattern) for i, c in enumerate(cases[:later]) if c.guard is None]
+        covering = _covered_by(earlier, case.pattern)
+        if covering is not None:
+            found.append((later, tuple(sorted(set(covering)))))
+    return found
+
+
+def _covered_by(
+    earlier: List[Tuple[int, cst.MatchPattern]], q: cst.MatchPattern
+) -> Optional[List[int]]:
+    """Indexes of earlier cases that together cover ``q``, or None.
+
+    An or-pattern may be covered piecewise: ``case 1`` and ``case 2`` leave
+    nothing for a later ``case 1 | 2``.
+    """
+    single = next((i for i, p in earlier if covers(p, q)), None)
+    if single is not None:
+        return [single]
+    if isinstance(q, cst.MatchAs) and q.pattern is not None:
+        return _covered_by(earlier, q.pattern)
+    if isinstance(q, cst.MatchOr):
+        indexes: List[int] = []
+        for alternative in q.patterns:
+            part = _covered_by(earlier, alternative.pattern)
+            if part is None:
+                return None
+            indexes += part
+        return indexes
+    return None
+
+
+def covers(p: cst.MatchPattern, q: cst.MatchPattern) -> bool:
+    """Does every subject that matches ``q`` also match ``p``?"""
+    if is_irrefutable(p):
+        return True
+    if isinstance(p, cst.MatchAs) and p.pattern is not None:
+        return covers(p.pattern, q)
+    if isinstance(q, cst.MatchAs):
+        return q.pattern is not None and covers(p, q.pattern)
+    if isinstance(q, cst.MatchOr):
+        return all(covers(p, alt.pattern) for alt in q.patterns)
+    if isinstance(p, cst.MatchOr):
+        return any(covers(alt.pattern, q) for alt in p.patterns)
+    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+        return type(p) is type(q) and _constant_key(p) == _constant_key(q)  # type: ignore[arg-type]
+    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
+        return isinstance(q, (cst.MatchList, cst.MatchTuple)) and _sequence_covers(p, q)
+    if isinstance(p, cst.MatchMapping):
+        return isinstance(q, cst.MatchMapping) and _mapping_covers(p, q)
+    if isinstance(p, cst.MatchClass):
+        return isinstance(q, cst.MatchClass) and _class_covers(p, q)
+    return False
+
+
+def is_irrefutable(p: cst.MatchPattern) -> bool:
+    if isinstance(p, cst.MatchAs):
+        return p.pattern is None or is_irrefutable(p.pattern)
+    if isinstance(p, cst.MatchOr):
+        return any(is_irrefutable(alt.pattern) for alt in p.patterns)
+    return False
+
+
+def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tuple]:
+    """A key equal for two patterns only if they compare against the same thing."""
+    if isinstance(p, cst.MatchSingleton):
+        return ("singleton", p.value.value)
+    text = _EMPTY.code_for_node(p.value.with_changes(lpar=[], rpar=[]))
+    if isinstance(p.value, (cst.Name, cst.Attribute)):
+        # The same dotted name names the same object when both cases run.
+        return ("value", "".join(text.split()))
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None  # f-strings and the like: never claim anything
+    return ("literal", type(value).__name__, repr(value))
+
+
+Element = Union[cst.MatchSequenceElement, cst.MatchStar]
+
+
+def _split(elements: Sequence[Element]) -> Tuple[list, Optional[list]]:
+    """(patterns before the star, patterns after it or None if no star)."""
+    for i, element in enumerate(elements):
+        if isinstance(element, cst.MatchStar):
+            return [e.value for e in elements[:i]], [e.value for e in elements[i + 1 :]]  # type: ignore[union-attr]
+    return [e.value for e in elements], None  # type: ignore[union-attr]
+
+
+def _all_cover(ps: Sequence[cst.MatchPattern], qs: Sequence[cst.MatchPattern]) -> bool:
+    return len(ps) == len(qs) and all(covers(p, q) for p, q in zip(ps, qs))
+
+
+def _sequence_covers(
+    p: Union[cst.MatchList, cst.MatchTuple], q: Union[cst.MatchList, cst.MatchTuple]
+) -> bool:
+    p_head, p_tail = _split(p.patterns)
+    q_head, q_tail = _split(q.patterns)
+    if p_tail is None:
+        return q_tail is None and _all_cover(p_head, q_head)
+    if q_tail is None:
+        # q fixes the length; p's star takes whatever lies between.
+        if len(q_head) < len(p_head) + len(p_tail):
+            return False
+        return _all_cover(p_head, q_head[: len(p_head)]) and _all_cover(
+            p_tail, q_head[len(q_head) - len(p_tail) :]
+        )
+    return (
+        len(q_head) >= len(p_head)
+        and len(q_tail) >= len(p_tail)
+        and _all_cover(p_head, q_head[: len(p_head)])
+        and _all_cover(p_tail, q_tail[len(q_tail) - len(p_tail) :])
+    )
+
+
+def _key(node: cst.BaseExpression) -> Optional[tuple]:
+    return _constant_key(cst.MatchValue(value=node))
+
+
+def _mapping_covers(p: cst.MatchMapping, q: cst.MatchMapping) -> bool:
+    q_values = {}
+    for element in q.elements:
+        key = _key(element.key)
+        if key is None:
+            return False
+        q_values[key] = element.pattern
+    for element in p.elements:
+        key = _key(element.key)
+        if key is None or key not in q_values or not covers(element.pattern, q_values[key]):
+            return False
+    return True  # p's **rest matches whatever is left
+
+
+def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
+    if _dotted(p.cls) != _dotted(q.cls):
+        return False
+    p_pos = [arg.value for arg in p.patterns]
+    q_pos = [arg.value for arg in q.patterns]
+    if len(p_pos) > len(q_pos) or not all(covers(a, b) for a, b in zip(p_pos, q_pos)):
+        return False
+    q_kwds = {kw.key.value: kw.pattern for kw in q.kwds}
+    return all(
+        kw.key.value in q_kwds and covers(kw.pattern, q_kwds[kw.key.value]) for kw in p.kwds
+    )
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    return "".join(_EMPTY.code_for_node(node.with_changes(lpar=[], rpar=[])).split())

@@ -1,0 +1,84 @@
+"""Unreachable-case warnings: right when given, and never given when unsure."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from spam_transpile import transpile_with_warnings
+from spam_transpile.reachability import unreachable_cases
+
+
+def _unreachable(cases: str) -> list:
+    source = "match s:\n" + "".join(f"    case {c}: pass\n" for c in cases.split(";"))
+    match = cst.parse_module(source).body[0]
+    assert isinstance(match, cst.Match)
+    return unreachable_cases(match)
+
+
+@pytest.mark.parametrize(
+    ("cases", "expected"),
+    [
+        pytest.param("_, 0; 0, _; 0, 0; _, _", [(2, (0,))], id="the-talk-example"),
+        pytest.param("[1, *_]; [1, 2, 3]", [(1, (0,))], id="star-covers-fixed-length"),
+        pytest.param("[*_, 0]; [1, *_, 9, 0]", [(1, (0,))], id="star-covers-star"),
+        pytest.param("1 | 2; 2", [(1, (0,))], id="or-alternative"),
+        pytest.param("1; 1 | 2", [], id="or-only-partly-covered"),
+        pytest.param("1 | 2; 3; (2 | 3) as x", [(2, (0, 1))], id="as-or-piecewise"),
+        pytest.param("1; 2; 1 | 2", [(2, (0, 1))], id="or-covered-piecewise"),
+        pytest.param("'a' 'b'; 'ab'", [(1, (0,))], id="same-string-value"),
+        pytest.param("None; None", [(1, (0,))], id="singleton"),
+        pytest.param("Color.RED; Color.RED", [(1, (0,))], id="same-value-pattern"),
+        pytest.param("{'a': 1}; {'a': 1, 'b': x}", [(1, (0,))], id="mapping-fewer-keys"),
+        pytest.param("{'a': 1, **rest}; {'a': 1}", [(1, (0,))], id="mapping-rest"),
+        pytest.param("P(x, y=0); P(1, y=0, z=2)", [(1, (0,))], id="class-keywords"),
+        pytest.param("int(x); int(5)", [(1, (0,))], id="self-matching-builtin"),
+        pytest.param("[a, b] as pair; (1, 2)", [(1, (0,))], id="as-pattern"),
+        pytest.param("(1, 2); [1, 2] as pair", [(1, (0,))], id="as-pattern-later"),
+    ],
+)
+def test_unreachable_cases_are_found(cases: str, expected: list) -> None:
+    assert _unreachable(cases) == expected
+
+
+@pytest.mark.parametrize(
+    "cases",
+    [
+        pytest.param("1; 1.0", id="equal-but-different-literals"),
+        pytest.param("1; True", id="one-and-true"),
+        pytest.param("0; False", id="zero-and-false"),
+        pytest.param("str(); 'a'", id="class-does-not-cover-literal"),
+        pytest.param("P(); Q()", id="different-classes"),
+        pytest.param("P(x); P(y=1)", id="positional-vs-keyword-unknown"),
+        pytest.param("[1, 2]; [1, 2, 3]", id="different-lengths"),
+        pytest.param("[1, *_]; [*_]", id="star-may-be-shorter"),
+        pytest.param("{'a': 1}; {'b': 1}", id="different-keys"),
+        pytest.param("K.A; K.B", id="different-values"),
+        pytest.param("(1, 2); [1, 3]", id="different-items"),
+    ],
+)
+def test_no_warning_when_coverage_is_not_certain(cases: str) -> None:
+    assert _unreachable(cases) == []
+
+
+def test_guarded_case_covers_nothing() -> None:
+    source = "match s:\n    case x if x:\n        pass\n    case 1:\n        pass\n"
+    assert unreachable_cases(cst.parse_module(source).body[0]) == []  # type: ignore[arg-type]
+
+
+def test_warnings_carry_positions_and_do_not_change_output() -> None:
+    source = (
+        "def f(n):\n"
+        "    match n % 5, n % 3:\n"
+        "        case _, 0: return 1\n"
+        "        case 0, _: return 2\n"
+        "        case 0, 0: return 3\n"
+        "        case _, _: return 4\n"
+    )
+    output, warnings = transpile_with_warnings(source, filename="talk.py")
+    # the third case: caught by the first (anything ending in 0)
+    assert [w.format() for w in warnings] == [
+        "talk.py:5:9: warning: unreachable case: the case on line 3 matches "
+        "everything it matches"
+    ]
+    assert output.count("\n") == source.count("\n")
