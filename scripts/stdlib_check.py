@@ -96,14 +96,18 @@ def check_tree(python: str, only_match: bool, jobs: int) -> Counts:
     counts = Counts()
     files = python_files(stdlib_dir(python))
     if only_match:
-        files = [p for p in files if may_contain_match(p.read_bytes().decode("latin-1"))]
+        files = [
+            p for p in files if may_contain_match(p.read_bytes().decode("latin-1"))
+        ]
     not_compiling = compile_failures(python, files)
     counts.skipped_not_compiling = len(not_compiling)
     files = [p for p in files if str(p) not in not_compiling]
     counts.files = len(files)
     changed: List[Tuple[Path, str]] = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for path, output, error, differs in pool.map(lower_one, map(str, files), chunksize=8):
+        for path, output, error, differs in pool.map(
+            lower_one, map(str, files), chunksize=8
+        ):
             if error is not None:
                 counts.problems.append(f"false rejection: {error}")
             elif differs:
@@ -123,8 +127,10 @@ def _outputs_compile(python: str, changed: List[Tuple[Path, str]]) -> List[str]:
             target.write_text(output, encoding="utf-8")
             written.append(target)
         failures = compile_failures(python, written)
-        return [f"output does not compile: {changed[int(Path(p).name.split('_')[0])][0]}: {e}"
-                for p, e in failures.items()]
+        return [
+            f"output does not compile: {changed[int(Path(p).name.split('_')[0])][0]}: {e}"
+            for p, e in failures.items()
+        ]
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -133,7 +139,9 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", action="append", default=[], help="X.Y or a path")
-    parser.add_argument("--only-match", action="store_true", help="files that may hold match")
+    parser.add_argument(
+        "--only-match", action="store_true", help="files that may hold match"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     failed = False

@@ -23,7 +23,9 @@ def default_cache_dir() -> Path:
     explicit = os.environ.get("SPAM_TRANSPILE_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
     return Path(base) / "spam-transpile"
 
 

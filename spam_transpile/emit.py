@@ -77,7 +77,9 @@ def cell_binder(names: Names, target: Tuple[int, int], globals_: frozenset) -> B
     return Binder(store=store, let=_no_chain_temps)
 
 
-def _no_chain_temps(temp: str, value: str) -> str:  # pragma: no cover - guarded by callers
+def _no_chain_temps(
+    temp: str, value: str
+) -> str:  # pragma: no cover - guarded by callers
     raise AssertionError("function chains never need temporaries")
 
 
@@ -128,7 +130,9 @@ def _clauses(steps: Tuple[Step, ...], names: Names) -> List[str]:
 
 def _alternatives_clause(step: Alternatives, names: Names) -> str:
     if not step.outputs:
-        return f"if ({' or '.join(_branch_truth(b.steps, names) for b in step.branches)})"
+        return (
+            f"if ({' or '.join(_branch_truth(b.steps, names) for b in step.branches)})"
+        )
     lists = []
     for branch in step.branches:
         values = "(" + ", ".join(branch.values) + ",)"
@@ -173,7 +177,9 @@ def _unpack_chain(step: Unpack, names: Names, binder: Binder) -> List[str]:
     # comprehension whose variables vanish; then name each element.
     items = names.temp("items")
     elements = "(" + ", ".join(step.temps) + ",)"
-    unpacked = f"[{elements} for {_targets(step.temps, step.star)} in ({step.source},)][0]"
+    unpacked = (
+        f"[{elements} for {_targets(step.temps, step.star)} in ({step.source},)][0]"
+    )
     out = [_let(binder, items, unpacked)]
     for i, temp in enumerate(step.temps):
         out.append(_let(binder, temp, f"{items}[{i}]"))
@@ -185,7 +191,9 @@ def _alternatives_chain(step: Alternatives, names: Names, binder: Binder) -> str
     for branch in step.branches:
         parts = _chain(branch.steps, names, binder)
         if step.outputs:
-            stores = ", ".join(_let(binder, o, v) for o, v in zip(step.outputs, branch.values))
+            stores = ", ".join(
+                _let(binder, o, v) for o, v in zip(step.outputs, branch.values)
+            )
             parts.append(f"[{stores}]")
         branches.append("(" + (" and ".join(parts) if parts else "True") + ")")
     return "(" + " or ".join(branches) + ")"

@@ -50,7 +50,10 @@ class TranspileWarning:
         return (_rebuild_warning, (self.msg, self.filename, self.lineno, self.offset))
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TranspileWarning) and self.__reduce__() == other.__reduce__()
+        return (
+            isinstance(other, TranspileWarning)
+            and self.__reduce__() == other.__reduce__()
+        )
 
     def __repr__(self) -> str:
         return f"TranspileWarning({self.format()!r})"
@@ -59,5 +62,7 @@ class TranspileWarning:
         return f"{self.filename}:{self.lineno}:{self.offset}: warning: {self.msg}"
 
 
-def _rebuild_warning(msg: str, filename: str, lineno: int, offset: int) -> TranspileWarning:
+def _rebuild_warning(
+    msg: str, filename: str, lineno: int, offset: int
+) -> TranspileWarning:
     return TranspileWarning(msg, filename=filename, lineno=lineno, offset=offset)

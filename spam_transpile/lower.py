@@ -99,10 +99,16 @@ class Lowering:
 
 
 def is_wildcard(pattern: cst.MatchPattern) -> bool:
-    return isinstance(pattern, cst.MatchAs) and pattern.pattern is None and pattern.name is None
+    return (
+        isinstance(pattern, cst.MatchAs)
+        and pattern.pattern is None
+        and pattern.name is None
+    )
 
 
-def lower_as(low: Lowering, p: cst.MatchAs, v: str, steps: List[Step], caps: Captures) -> None:
+def lower_as(
+    low: Lowering, p: cst.MatchAs, v: str, steps: List[Step], caps: Captures
+) -> None:
     if p.pattern is not None:
         low.lower(p.pattern, v, steps, caps)
     if p.name is not None:
@@ -123,7 +129,9 @@ def lower_singleton(
     steps.append(Check(f"{v} is {p.value.value}"))
 
 
-def lower_or(low: Lowering, p: cst.MatchOr, v: str, steps: List[Step], caps: Captures) -> None:
+def lower_or(
+    low: Lowering, p: cst.MatchOr, v: str, steps: List[Step], caps: Captures
+) -> None:
     lowered: List[Tuple[List[Step], Captures]] = []
     for element in p.patterns:
         branch_steps: List[Step] = []
@@ -136,7 +144,9 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: str, steps: List[Step], caps: Cap
     for branch_steps, branch_caps in lowered:
         values = dict(branch_caps)
         # A branch that always raises (``int(a, b)``) never supplies its names.
-        branches.append(Branch(tuple(branch_steps), tuple(values.get(n, "None") for n in names)))
+        branches.append(
+            Branch(tuple(branch_steps), tuple(values.get(n, "None") for n in names))
+        )
     steps.append(Alternatives(tuple(branches), outputs))
     caps.extend(zip(names, outputs))
 
@@ -253,7 +263,9 @@ def lower_mapping(
         caps.append((p.rest.value, rest))
 
 
-def _check_key_unique(low: Lowering, keys: List[str], i: int, steps: List[Step]) -> None:
+def _check_key_unique(
+    low: Lowering, keys: List[str], i: int, steps: List[Step]
+) -> None:
     # match_keys() in ceval.c puts every key in a set before looking it up,
     # so an unhashable key raises TypeError and a repeated one ValueError.
     key = keys[i]
@@ -261,7 +273,9 @@ def _check_key_unique(low: Lowering, keys: List[str], i: int, steps: List[Step])
         steps.append(Check(f"{low.b('hash')}({key}) is not None"))
         return
     seen = "{" + ", ".join(keys[:i]) + "}"
-    steps.append(Check(f"({key} not in {seen} or {runtime.duplicate_key(low.names, key)})"))
+    steps.append(
+        Check(f"({key} not in {seen} or {runtime.duplicate_key(low.names, key)})")
+    )
 
 
 def lower_class(
@@ -272,7 +286,9 @@ def lower_class(
         cls = low.let(steps, "cls", cls)
     positional = [arg.value for arg in p.patterns]
     keywords = [(kw.key.value, kw.pattern) for kw in p.kwds]
-    self_matching = isinstance(p.cls, cst.Name) and _is_builtin_self_type(low, p.cls.value)
+    self_matching = isinstance(p.cls, cst.Name) and _is_builtin_self_type(
+        low, p.cls.value
+    )
     if not self_matching:
         steps.append(Check(runtime.is_a_type(low.names, cls)))
     steps.append(Check(f"{low.b('isinstance')}({v}, {cls})"))

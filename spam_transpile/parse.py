@@ -58,7 +58,9 @@ def parse_source(source: str, filename: str) -> cst.Module:
     if not may_contain_match(source):
         raise Unparsable(filename)
     line, column = position or (1, 1)
-    raise TranspileError("invalid syntax", filename=filename, lineno=line, offset=column)
+    raise TranspileError(
+        "invalid syntax", filename=filename, lineno=line, offset=column
+    )
 
 
 def _libcst_position(exc: cst.ParserSyntaxError) -> Tuple[int, int]:
@@ -75,10 +77,15 @@ def _cpython_syntax_error(source: str, filename: str) -> Optional[TranspileError
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            compile(source, filename, "exec", dont_inherit=True, flags=0x400)  # ONLY_AST
+            compile(
+                source, filename, "exec", dont_inherit=True, flags=0x400
+            )  # ONLY_AST
         except SyntaxError as exc:
             return TranspileError(
-                exc.msg, filename=filename, lineno=exc.lineno or 1, offset=exc.offset or 1
+                exc.msg,
+                filename=filename,
+                lineno=exc.lineno or 1,
+                offset=exc.offset or 1,
             )
         except (ValueError, MemoryError, RecursionError):
             return None

@@ -24,7 +24,9 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
     found: List[Tuple[int, Tuple[int, ...]]] = []
     cases = list(match.cases)
     for later, case in enumerate(cases):
-        earlier = [(i, c.pattern) for i, c in enumerate(cases[:later]) if c.guard is None]
+        earlier = [
+            (i, c.pattern) for i, c in enumerate(cases[:later]) if c.guard is None
+        ]
         covering = _covered_by(earlier, case.pattern)
         if covering is not None:
             found.append((later, tuple(sorted(set(covering)))))
@@ -151,7 +153,11 @@ def _mapping_covers(p: cst.MatchMapping, q: cst.MatchMapping) -> bool:
         q_values[key] = element.pattern
     for element in p.elements:
         key = _key(element.key)
-        if key is None or key not in q_values or not covers(element.pattern, q_values[key]):
+        if (
+            key is None
+            or key not in q_values
+            or not covers(element.pattern, q_values[key])
+        ):
             return False
     return True  # p's **rest matches whatever is left
 
@@ -165,7 +171,8 @@ def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
         return False
     q_kwds = {kw.key.value: kw.pattern for kw in q.kwds}
     return all(
-        kw.key.value in q_kwds and covers(kw.pattern, q_kwds[kw.key.value]) for kw in p.kwds
+        kw.key.value in q_kwds and covers(kw.pattern, q_kwds[kw.key.value])
+        for kw in p.kwds
     )
 
 

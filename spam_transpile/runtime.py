@@ -43,7 +43,11 @@ ABC = "{__import__}('_collections_abc')"
 # walk the MRO for the first class that is one and not the other.
 _SEQUENCE_WINS = (
     "{next}(({s} for {b} in {type}({v}).__mro__ for {s}, {m} in "
-    "(({issubclass}({b}, " + ABC + ".Sequence), {issubclass}({b}, " + ABC + ".Mapping)),)"
+    "(({issubclass}({b}, "
+    + ABC
+    + ".Sequence), {issubclass}({b}, "
+    + ABC
+    + ".Mapping)),)"
     " if {s} is not {m}), False)"
 )
 
@@ -56,10 +60,10 @@ _NOT_TEXT = "not {isinstance}({v}, ({str}, {bytes}, {bytearray}))"
 _ARRAY = "{type}({v}).__mro__[-2:][0].__module__ == 'array'"
 
 # Exact builtin types answer at once; only other types pay for the ABC checks.
-_NEVER_SEQUENCE = "({dict}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
-_NEVER_MAPPING = (
-    "({list}, {tuple}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
+_NEVER_SEQUENCE = (
+    "({dict}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
 )
+_NEVER_MAPPING = "({list}, {tuple}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
 
 IS_SEQUENCE = (
     "({type}({v}) is {list} or {type}({v}) is {tuple} or ({v} is not None and {type}({v}) not in "
@@ -116,7 +120,9 @@ _DATACLASS_FIELDS = (
     "{tuple}({f}.name for {f} in {b}.__dict__['__dataclass_fields__'].values() "
     "if {f}.init and {getattr}({f}._field_type, 'name', '') != '_FIELD_CLASSVAR')"
 )
-_IS_DATACLASS = "'__dataclass_params__' in {b}.__dict__ and '__dataclass_fields__' in {b}.__dict__"
+_IS_DATACLASS = (
+    "'__dataclass_params__' in {b}.__dict__ and '__dataclass_fields__' in {b}.__dict__"
+)
 
 _OWN_MATCH_ARGS = (
     "{next}(({r} for {b} in {c}.__mro__ for {r} in ("
@@ -199,11 +205,18 @@ def positional_names(names: Names, c: str, npos: int) -> str:
     """
     m, d, cl = names.temp("m"), names.temp("d"), names.temp("c")
     lookup = fill(
-        MATCH_ARGS_LOOKUP, names, c=cl, d=d, r=names.temp("r"), b=names.temp("b"),
+        MATCH_ARGS_LOOKUP,
+        names,
+        c=cl,
+        d=d,
+        r=names.temp("r"),
+        b=names.temp("b"),
         f=names.temp("f"),
     )
     length = f"{names.builtin('len')}({m})"
-    too_many = raise_(names, fill(_ACCEPTS, names, c=cl, allowed=length, npos=str(npos)))
+    too_many = raise_(
+        names, fill(_ACCEPTS, names, c=cl, allowed=length, npos=str(npos))
+    )
     not_tuple = raise_(names, fill(_NOT_A_TUPLE, names, c=cl, m=m))
     with_match_args = (
         f"(({m} if {length} >= {npos} else {too_many}) "
@@ -216,7 +229,9 @@ def positional_names(names: Names, c: str, npos: int) -> str:
         without = f"(None if {is_self} else {refuse})"
     else:
         allowed = f"(1 if {is_self} else 0)"
-        without = raise_(names, fill(_ACCEPTS, names, c=cl, allowed=allowed, npos=str(npos)))
+        without = raise_(
+            names, fill(_ACCEPTS, names, c=cl, allowed=allowed, npos=str(npos))
+        )
     return (
         f"(lambda {cl}, {d}: (lambda {m}: {without} if {m} is {d} else {with_match_args})"
         f"({lookup}))({c}, {names.builtin('object')}())"

@@ -153,7 +153,9 @@ class MatchLowering(cst.CSTTransformer):
         self._match_depth += 1
         if self._match_depth > 1 or self.parser_error is not None:
             return  # nested statements are checked with their outermost one
-        kwargs = dict(filename=self.filename, position=self.position, source=self.source)
+        kwargs = dict(
+            filename=self.filename, position=self.position, source=self.source
+        )
         self.parser_error = parser_stage_error(node, **kwargs)
         if self.compiler_error is None and self.parser_error is None:
             self.compiler_error = compiler_stage_error(node, **kwargs)
@@ -401,7 +403,9 @@ class MatchEmitter:
             )
         return text + code(case.whitespace_before_colon)
 
-    def _pattern_test(self, pattern: LoweredPattern, root: str) -> Tuple[str, List[str]]:
+    def _pattern_test(
+        self, pattern: LoweredPattern, root: str
+    ) -> Tuple[str, List[str]]:
         """The test text, and the temporaries it leaves in the namespace."""
         modern = self.owner.target >= (3, 8)
         kind = self.scope.kind
@@ -415,11 +419,21 @@ class MatchEmitter:
                 )
             )
             if needs_temps:
-                return emit.comprehension_test(pattern, root, self.subject, self.names, binder), []
+                return (
+                    emit.comprehension_test(
+                        pattern, root, self.subject, self.names, binder
+                    ),
+                    [],
+                )
         elif kind == MODULE and modern and needs_temps:
             # A module-level comprehension may bind globals with ``:=``.
             binder = emit.walrus_binder()
-            return emit.comprehension_test(pattern, root, self.subject, self.names, binder), []
+            return (
+                emit.comprehension_test(
+                    pattern, root, self.subject, self.names, binder
+                ),
+                [],
+            )
         elif modern:
             binder = emit.walrus_binder()
         else:

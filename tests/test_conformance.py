@@ -84,7 +84,10 @@ if METHODS:
         ("version", "method"),
         [
             pytest.param(
-                version, method, id=f"{version}-{method.test_id}", marks=_marks(version, method)
+                version,
+                method,
+                id=f"{version}-{method.test_id}",
+                marks=_marks(version, method),
             )
             for version in TARGETS
             for method in METHODS

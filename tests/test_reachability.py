@@ -29,7 +29,9 @@ def _unreachable(cases: str) -> list:
         pytest.param("'a' 'b'; 'ab'", [(1, (0,))], id="same-string-value"),
         pytest.param("None; None", [(1, (0,))], id="singleton"),
         pytest.param("Color.RED; Color.RED", [(1, (0,))], id="same-value-pattern"),
-        pytest.param("{'a': 1}; {'a': 1, 'b': x}", [(1, (0,))], id="mapping-fewer-keys"),
+        pytest.param(
+            "{'a': 1}; {'a': 1, 'b': x}", [(1, (0,))], id="mapping-fewer-keys"
+        ),
         pytest.param("{'a': 1, **rest}; {'a': 1}", [(1, (0,))], id="mapping-rest"),
         pytest.param("P(x, y=0); P(1, y=0, z=2)", [(1, (0,))], id="class-keywords"),
         pytest.param("int(x); int(5)", [(1, (0,))], id="self-matching-builtin"),

@@ -3058,9 +3058,15 @@ def _cases() -> list:
                 marks.append(pytest.mark.xfail(strict=True, reason=reason))
             if _version(target) < _version(_oldest_target(program)):
                 marks.append(
-                    pytest.mark.skip(reason=f"the program's own code needs {_oldest_target(program)}")
+                    pytest.mark.skip(
+                        reason=f"the program's own code needs {_oldest_target(program)}"
+                    )
                 )
-            cases.append(pytest.param(program, target, id=f"{program.name}-py{target}", marks=marks))
+            cases.append(
+                pytest.param(
+                    program, target, id=f"{program.name}-py{target}", marks=marks
+                )
+            )
     return cases
 
 

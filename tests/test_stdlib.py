@@ -30,7 +30,9 @@ def _load_script():
 @pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
 def test_stdlib_files_that_may_hold_match_statements(version: str) -> None:
     python = require_interpreter(version)
-    counts = _load_script().check_tree(python, only_match=True, jobs=os.cpu_count() or 1)
+    counts = _load_script().check_tree(
+        python, only_match=True, jobs=os.cpu_count() or 1
+    )
     assert counts.problems == []
     assert counts.with_match > 0, "expected the stdlib to use match statements"
     assert counts.files == counts.with_match + counts.identical

@@ -52,7 +52,9 @@ def _test_patma_path() -> str:
     ).stdout.strip()
 
 
-@pytest.mark.skipif(sys.version_info < (3, 10), reason="needs compile() that knows match")
+@pytest.mark.skipif(
+    sys.version_info < (3, 10), reason="needs compile() that knows match"
+)
 @pytest.mark.parametrize("oracle", ["3.12", "3.13"])
 def test_syntax_error_snippets_are_refused_like_cpython(oracle: str) -> None:
     python = require_interpreter(oracle)

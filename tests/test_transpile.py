@@ -152,7 +152,9 @@ def test_invalid_source_raises_transpile_error(
 @pytest.mark.parametrize("target", ["3.6", "3.7"])
 def test_user_assignment_expressions_are_refused_below_38(target: str) -> None:
     source = "def f(x):\n    match x:\n        case 1 if (y := 2):\n            pass\n"
-    with pytest.raises(TranspileError, match="assignment expressions need Python 3.8") as info:
+    with pytest.raises(
+        TranspileError, match="assignment expressions need Python 3.8"
+    ) as info:
         transpile(source, target=target)
     assert (info.value.lineno, info.value.offset) == (3, 20)
 
