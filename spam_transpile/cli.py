@@ -1,62 +1,630 @@
-"""Command line: ``spam-transpile FILE`` prints, ``spam-transpile FILE -o OUT`` writes.
+"""The ``spam-transpile`` command: files, folders and standard input.
 
-Exit codes: 0 success, 2 a file could not be transpiled (its error printed as
-``path:line:col: error: message``).
+``spam-transpile FILE`` prints the result, ``spam-transpile FILE -o OUT``
+writes it, ``spam-transpile DIR -o OUT`` mirrors a folder into a runnable
+copy, ``--in-place`` rewrites sources, ``--check`` and ``--diff`` only look.
+
+A run has two phases. First, in this process, every file is read once:
+files that cannot hold a match statement and files found in the cache are
+settled at once (a cheap regex, no parse). Then the files that really need
+the transpiler go to a pool of worker processes, and each result is written
+as it comes back. Exit codes are in :mod:`spam_transpile.report`.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import click
+from click.core import ParameterSource
 
 from spam_transpile import __version__
+from spam_transpile.cache import Cache
+from spam_transpile.config import (
+    ConfigError,
+    find_project_root,
+    find_pyproject,
+    read_config,
+)
 from spam_transpile.errors import TranspileError
-from spam_transpile.pipeline import transpile
+from spam_transpile.files import (
+    DEFAULT_EXCLUDE,
+    DEFAULT_INCLUDE,
+    STDIN,
+    Filters,
+    Plan,
+    Task,
+    UsageProblem,
+    could_hold_match_statement,
+    make_plan,
+)
+from spam_transpile.parse import may_contain_match
+from spam_transpile.pipeline import transpile_with_warnings
+from spam_transpile.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import PLANNED_TARGETS, SUPPORTED_TARGETS
-from spam_transpile.write import encode_output, read_source, write_atomic
+from spam_transpile.write import (
+    LAYOUTS,
+    SourceFile,
+    copy_atomic,
+    decode_source,
+    describe_os_error,
+    encode_output,
+    holds,
+    read_bytes,
+    readable_layout,
+    same_file_copy,
+    unified_diff,
+    write_atomic,
+)
 
-EXIT_OK = 0
-EXIT_ERROR = 2
+# What a run does with each result.
+PRINT, WRITE, IN_PLACE, CHECK = "print", "write", "in-place", "check"
+
+
+# --------------------------------------------------------------------------
+# Work done in worker processes (everything here must pickle)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TranspileJob:
+    filename: str
+    text: str
+    target: str
+    layout: str
+    #: the keep-lines output from the cache, when only the layout is left to do
+    cached: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class TranspileOutcome:
+    #: output in the keep-lines layout (what the cache holds)
+    keep_lines: Optional[str]
+    #: output in the requested layout (what is written)
+    final: Optional[str]
+    error: Optional[str]
+    #: (message, line, column) of an error the source itself causes, which
+    #: the cache can remember; None for internal errors
+    cacheable_error: Optional[Tuple[str, int, int]] = None
+    #: (message, line, column) of each warning (unreachable cases)
+    warnings: Tuple[Tuple[str, int, int], ...] = ()
+
+
+def run_job(job: TranspileJob) -> TranspileOutcome:
+    """Transpile one source; never raises, so one bad file cannot stop a run."""
+    try:
+        found: Tuple[Tuple[str, int, int], ...] = ()
+        if job.cached is not None:
+            keep_lines = job.cached
+        else:
+            keep_lines, warnings = transpile_with_warnings(
+                job.text, target=job.target, filename=job.filename
+            )
+            found = tuple((w.msg, w.lineno, w.offset) for w in warnings)
+        final = keep_lines
+        if job.layout == "readable" and keep_lines != job.text:
+            final = readable_layout(job.text, keep_lines)
+        return TranspileOutcome(keep_lines, final, None, warnings=found)
+    except TranspileError as exc:
+        where = (exc.msg, exc.lineno or 1, exc.offset or 1)
+        return TranspileOutcome(None, None, exc.format(), where)
+    except RecursionError:
+        message = "source too deeply nested to transpile"
+        return TranspileOutcome(None, None, f"{job.filename}:1:1: error: {message}")
+    except Exception as exc:  # a bug in the transpiler: report it, keep going
+        message = f"internal error ({type(exc).__name__}: {exc}); please report this"
+        return TranspileOutcome(None, None, f"{job.filename}:1:1: error: {message}")
+
+
+def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[TranspileOutcome]:
+    """Outcomes in the order of ``jobs``, from a process pool when it pays off."""
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(run_job, jobs)
+        return
+    try:
+        executor = ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
+    except (OSError, NotImplementedError, ImportError):
+        # No multiprocessing here (some sandboxes, AWS Lambda): one process.
+        yield from map(run_job, jobs)
+        return
+    try:
+        # Biggest files first, so one large file does not start last and
+        # keep a single worker busy after the others are done.
+        order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].text))
+        futures = {index: executor.submit(run_job, jobs[index]) for index in order}
+        for index in range(len(jobs)):
+            yield futures[index].result()
+    except BaseException:
+        # Ctrl-C: do not wait for the queued files.
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown()
+
+
+# --------------------------------------------------------------------------
+# The run
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    action: str
+    diff: bool
+    target: str
+    layout: str
+    workers: int
+
+
+@dataclass
+class _Loaded:
+    task: Task
+    raw: bytes
+    source: SourceFile
+
+
+class Runner:
+    def __init__(self, options: RunOptions, reporter: Reporter, cache: Optional[Cache]):
+        self.options = options
+        self.reporter = reporter
+        self.cache = cache
+
+    def run(self, plan: Plan, stdin_name: str) -> None:
+        for problem in plan.problems:
+            self.reporter.failed(problem.format())
+        tasks = plan.tasks
+        if plan.stdin:
+            tasks = [Task(Path(stdin_name), plan.stdin_destination, True)]
+        self.reporter.start_progress(len(tasks))
+        waiting: List[Tuple[_Loaded, TranspileJob]] = []
+        for task in tasks:
+            job = self._settle_or_defer(task, from_stdin=plan.stdin)
+            if job is not None:
+                waiting.append(job)
+        outcomes = run_jobs([job for _, job in waiting], self.options.workers)
+        for (loaded, job), outcome in zip(waiting, outcomes):
+            self._conclude(loaded, job, outcome)
+
+    # -- phase 1: read, pre-scan, cache ------------------------------------
+
+    def _settle_or_defer(
+        self, task: Task, *, from_stdin: bool
+    ) -> Optional[Tuple[_Loaded, TranspileJob]]:
+        if not task.python:
+            self._copy_verbatim(task)
+            return None
+        try:
+            raw, mode = _read_stdin() if from_stdin else read_bytes(task.source)
+            loaded = _Loaded(task, raw, decode_source(raw, str(task.source), mode))
+        except TranspileError as exc:
+            self.reporter.failed(exc.format())
+            return None
+        text = loaded.source.text
+        # Cheapest first: a substring test, the regex pre-scan, then ours.
+        if not (
+            "match" in text
+            and may_contain_match(text)
+            and could_hold_match_statement(text)
+        ):
+            self._deliver(loaded, text, 0)
+            return None
+        cached = self._cached(raw)
+        if cached is not None and cached.startswith(_ERROR_MARK):
+            self.reporter.failed(_cached_error(cached, str(task.source)))
+            return None
+        if cached is not None:
+            self._report_warnings(self._cached_warnings(raw), str(task.source))
+        if cached is not None and self.options.layout == "keep-lines":
+            self._deliver(loaded, cached, count_lowered_matches(text, cached))
+            return None
+        job = TranspileJob(
+            str(task.source), text, self.options.target, self.options.layout, cached
+        )
+        return loaded, job
+
+    def _cached_warnings(self, raw: bytes) -> List[Tuple[str, int, int]]:
+        hit = self.cache.get(raw + _WARNINGS_KEY) if self.cache is not None else None
+        try:
+            return [tuple(w) for w in json.loads(hit)] if hit else []  # type: ignore[misc]
+        except (ValueError, TypeError):
+            return []
+
+    def _report_warnings(
+        self, warnings: Sequence[Tuple[str, int, int]], path: str
+    ) -> None:
+        for message, line, column in warnings:
+            self.reporter.warning(f"{path}:{line}:{column}: warning: {message}")
+
+    def _cached(self, raw: bytes) -> Optional[str]:
+        if self.cache is None:
+            return None
+        hit = self.cache.get(raw)
+        try:
+            return hit.decode("utf-8") if hit is not None else None
+        except UnicodeDecodeError:
+            return None  # a damaged entry: transpile again
+
+    # -- phase 2: results --------------------------------------------------
+
+    def _conclude(
+        self, loaded: _Loaded, job: TranspileJob, outcome: TranspileOutcome
+    ) -> None:
+        if (
+            outcome.error is not None
+            or outcome.keep_lines is None
+            or outcome.final is None
+        ):
+            if self.cache is not None and outcome.cacheable_error is not None:
+                # Remember what is wrong, so a rerun does not parse it again.
+                entry = _ERROR_MARK + json.dumps(outcome.cacheable_error)
+                self.cache.put(loaded.raw, entry.encode("utf-8"))
+            self.reporter.failed(
+                outcome.error or f"{job.filename}:1:1: error: no output"
+            )
+            return
+        if self.cache is not None and job.cached is None:
+            self.cache.put(loaded.raw, outcome.keep_lines.encode("utf-8"))
+            # Warnings come from parsing, which a cache hit skips: keep them too.
+            self.cache.put(
+                loaded.raw + _WARNINGS_KEY, json.dumps(outcome.warnings).encode()
+            )
+        if job.cached is None:
+            self._report_warnings(outcome.warnings, str(loaded.task.source))
+        matches = count_lowered_matches(job.text, outcome.keep_lines)
+        self._deliver(loaded, outcome.final, matches)
+
+    def _deliver(self, loaded: _Loaded, output: str, matches: int) -> None:
+        """Print, write or check one result, then count it."""
+        task = loaded.task
+        changed = output != loaded.source.text
+        data = encode_output(output, loaded.source.encoding) if changed else loaded.raw
+        try:
+            self._emit(task, loaded, output, data, changed)
+        except OSError as exc:
+            where = task.destination if self.options.action == WRITE else task.source
+            reason = exc.strerror or str(exc)
+            self.reporter.failed(f"{where}:1:1: error: cannot write file: {reason}")
+            return
+        except TranspileError as exc:
+            self.reporter.failed(exc.format())
+            return
+        if changed:
+            self.reporter.transpiled(str(task.source), matches)
+        else:
+            self.reporter.unchanged(str(task.source))
+
+    def _emit(
+        self, task: Task, loaded: _Loaded, output: str, data: bytes, changed: bool
+    ) -> None:
+        action = self.options.action
+        mode = loaded.source.mode
+        if action == PRINT:
+            _write_stdout(data)
+        elif action == WRITE:
+            assert task.destination is not None
+            _refuse_overwriting_source(task)
+            if not holds(task.destination, data, mode):
+                write_atomic(task.destination, data, mode, durable=False)
+        elif action == IN_PLACE and changed:
+            # Through symbolic links: rewrite the file, keep the link.
+            write_atomic(Path(os.path.realpath(task.source)), data, mode, durable=True)
+        if self.options.diff and changed:
+            _write_stdout(
+                unified_diff(loaded.source.text, output, str(task.source)).encode()
+            )
+
+    def _copy_verbatim(self, task: Task) -> None:
+        assert task.destination is not None
+        try:
+            _refuse_overwriting_source(task)
+            mode = task.source.stat().st_mode & 0o7777
+            if not same_file_copy(task.source, task.destination, mode):
+                copy_atomic(task.source, task.destination, mode)
+        except TranspileError as exc:
+            self.reporter.failed(exc.format())
+            return
+        except OSError as exc:
+            self.reporter.failed(f"{task.source}:1:1: error: {describe_os_error(exc)}")
+            return
+        self.reporter.copied(str(task.source))
+
+
+# Cached errors start with a NUL, which no transpiled source can contain
+# (sources with NUL bytes are refused before they are transpiled).
+_ERROR_MARK = "\0error\0"
+# The cache entry holding a source's warnings is keyed by the source plus this.
+_WARNINGS_KEY = b"\0warnings"
+
+
+def _cached_error(entry: str, filename: str) -> str:
+    try:
+        message, line, column = json.loads(entry[len(_ERROR_MARK) :])
+    except (ValueError, TypeError):
+        return f"{filename}:1:1: error: damaged cache entry; rerun with --no-cache"
+    return TranspileError(
+        message, filename=filename, lineno=line, offset=column
+    ).format()
+
+
+def _read_stdin() -> Tuple[bytes, int]:
+    return click.get_binary_stream("stdin").read(), 0o644
+
+
+def _write_stdout(data: bytes) -> None:
+    # Bytes in the source's own encoding, so a coding declaration stays true.
+    sys.stdout.flush()
+    stream = getattr(sys.stdout, "buffer", None)
+    if stream is None:
+        sys.stdout.write(data.decode("utf-8", "replace"))
+    else:
+        stream.write(data)
+        stream.flush()
+
+
+def _refuse_overwriting_source(task: Task) -> None:
+    destination = task.destination
+    if destination is not None and destination.exists():
+        if os.path.samefile(destination, task.source):
+            raise TranspileError(
+                f"refusing to overwrite the source with its output ({destination})",
+                filename=str(task.source),
+            )
+
+
+# --------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------
+
+#: options a [tool.spam-transpile] table may set
+CONFIGURABLE = (
+    "target",
+    "layout",
+    "include",
+    "exclude",
+    "extend_exclude",
+    "force_exclude",
+    "jobs",
+    "quiet",
+    "verbose",
+    "cache",
+)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("source", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("paths", nargs=-1, metavar="PATH...")
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the result to this file instead of standard output.",
+    type=click.Path(path_type=Path),
+    help="Write results here: a file for one input file, else a folder that "
+    "becomes a runnable mirror of the inputs.",
 )
+@click.option("-i", "--in-place", is_flag=True, help="Rewrite the given files.")
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing; exit 1 and list the files that would change.",
+)
+@click.option("--diff", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
     "--target",
-    type=click.Choice(SUPPORTED_TARGETS + PLANNED_TARGETS),
+    type=click.Choice(sorted(SUPPORTED_TARGETS + PLANNED_TARGETS)),
     default="3.9",
     show_default=True,
     help="Oldest Python version the output must run on.",
 )
+@click.option(
+    "--layout",
+    type=click.Choice(LAYOUTS),
+    help="keep-lines: every line keeps its number (default, except with "
+    "--in-place); readable: generated code laid out for people (default "
+    "with --in-place).",
+)
+@click.option(
+    "--include",
+    metavar="GLOB",
+    multiple=True,
+    default=DEFAULT_INCLUDE,
+    show_default=True,
+    help="Glob of files to transpile inside folders (repeatable).",
+)
+@click.option(
+    "--exclude",
+    metavar="GLOB",
+    multiple=True,
+    default=DEFAULT_EXCLUDE,
+    help="Glob of files and folders to skip (repeatable; replaces the "
+    "defaults: .git, virtual environments, build, __pycache__, ...).",
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Glob to skip on top of --exclude (repeatable).",
+)
+@click.option(
+    "--force-exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Glob to skip even for files named on the command line (repeatable).",
+)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Worker processes [default: all cores].",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print errors only.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="Print every file and the settings used."
+)
+@click.option(
+    "--cache/--no-cache",
+    default=True,
+    show_default=True,
+    help="Reuse results for unchanged files (keyed by content, version and target).",
+)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read settings from this TOML file instead of the nearest pyproject.toml.",
+)
+@click.option(
+    "--stdin-filename",
+    help="Name for standard input in messages and for finding pyproject.toml.",
+)
 @click.version_option(__version__, prog_name="spam-transpile")
-def main(source: Path, output: Optional[Path], target: str) -> None:
-    """Lower the match statements of SOURCE to code older Pythons can run."""
+@click.pass_context
+def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
+    """Lower the match statements in PATH... to code older Pythons can run.
+
+    PATH may be files, folders, or - for standard input. Exit status: 0 ok,
+    1 --check found files to transpile, 2 errors.
+    """
     try:
-        src = read_source(source)
-        result = transpile(src.text, target=target, filename=str(source))
-        if output is None:
-            sys.stdout.write(result)
-            sys.stdout.flush()
-        else:
-            if output.exists() and output.resolve() == source.resolve():
-                raise TranspileError(
-                    "refusing to overwrite the source; use another -o path",
-                    filename=str(source),
-                )
-            write_atomic(output, encode_output(result, src.encoding), src.mode)
-    except TranspileError as exc:
-        click.echo(exc.format(), err=True)
+        config_path = _apply_config(ctx, paths, options)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    except OSError as exc:
-        click.echo(f"{output or source}:1:1: error: {exc.strerror or exc}", err=True)
+    run_options = _run_options(paths, options)
+    reporter = Reporter(
+        sys.stderr,
+        quiet=options["quiet"],
+        verbose=options["verbose"],
+        check=options["check"],
+        dry_run=run_options.action == CHECK,
+    )
+    plan = _plan(paths, options, config_path, run_options)
+    # The one-file forms (`FILE`, `FILE -o OUT`, `-`) stay as quiet as they
+    # always were: the output, or an error, and nothing else.
+    one_file = plan.stdin or (len(paths) == 1 and not os.path.isdir(paths[0]))
+    reporter.show_summary = not (one_file and run_options.action in (PRINT, WRITE))
+    cache = Cache(f"target={run_options.target}") if options["cache"] else None
+    _describe_settings(reporter, config_path, cache, run_options)
+    try:
+        Runner(run_options, reporter, cache).run(
+            plan, options["stdin_filename"] or "<stdin>"
+        )
+    except KeyboardInterrupt:
+        reporter.error("interrupted; files already written are complete")
+        sys.exit(130)
+    sys.exit(reporter.finish())
+
+
+def _apply_config(
+    ctx: click.Context, paths: Sequence[str], options: Dict[str, Any]
+) -> Optional[Path]:
+    """Fill options not given on the command line from the configuration file."""
+    config_path = options["config"]
+    if config_path is None:
+        anchors = [
+            (options["stdin_filename"] or STDIN) if p == STDIN else p for p in paths
+        ]
+        config_path = find_pyproject(anchors)
+    if config_path is None:
+        return None
+    settings = read_config(config_path)
+    params = {param.name: param for param in ctx.command.params}
+    for name, value in settings.items():
+        if name not in CONFIGURABLE:
+            raise ConfigError(f"{config_path}: option {name!r} cannot be set in a file")
+        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            continue  # the command line wins
+        param = params[name]
+        if param.multiple and isinstance(value, str):
+            value = [value]
+        try:
+            options[name] = param.type_cast_value(ctx, value)
+        except click.BadParameter as exc:
+            raise ConfigError(
+                f"{config_path}: option {name!r}: {exc.message}"
+            ) from None
+    return config_path
+
+
+def _run_options(paths: Sequence[str], options: Dict[str, Any]) -> RunOptions:
+    if not paths:
+        raise click.UsageError(
+            "give one or more files or folders, or - for standard input"
+        )
+    if options["in_place"] and options["output"] is not None:
+        raise click.UsageError("--in-place and -o/--output cannot be used together")
+    looking = options["check"] or options["diff"]
+    if looking and (options["in_place"] or options["output"] is not None):
+        raise click.UsageError("--check and --diff write nothing; drop -o/--in-place")
+    if options["in_place"] and STDIN in paths:
+        raise click.UsageError("standard input cannot be rewritten in place")
+    if options["output"] is not None:
+        action = WRITE
+    elif options["in_place"]:
+        action = IN_PLACE
+    elif looking:
+        action = CHECK
+    else:
+        action = PRINT
+        if len(paths) > 1 or any(os.path.isdir(p) for p in paths):
+            raise click.UsageError(
+                "several files or a folder: choose -o OUT, --in-place, --check or --diff"
+            )
+    layout = options["layout"] or ("readable" if action == IN_PLACE else "keep-lines")
+    return RunOptions(
+        action=action,
+        diff=options["diff"],
+        target=options["target"],
+        layout=layout,
+        workers=options["jobs"] or _all_cores(),
+    )
+
+
+def _all_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _plan(
+    paths: Sequence[str],
+    options: Dict[str, Any],
+    config_path: Optional[Path],
+    run_options: RunOptions,
+) -> Plan:
+    if config_path is not None:
+        root = config_path.parent.absolute()
+    else:
+        root = find_project_root([p for p in paths if p != STDIN])
+    filters = Filters(
+        root=root,
+        include=tuple(options["include"]),
+        exclude=tuple(options["exclude"]),
+        extend_exclude=tuple(options["extend_exclude"]),
+        force_exclude=tuple(options["force_exclude"]),
+    )
+    try:
+        return make_plan(
+            paths, options["output"], filters, mirror_others=run_options.action == WRITE
+        )
+    except UsageProblem as exc:
+        click.echo(f"error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_OK)
+
+
+def _describe_settings(
+    reporter: Reporter,
+    config_path: Optional[Path],
+    cache: Optional[Cache],
+    options: RunOptions,
+) -> None:
+    reporter.note(
+        f"configuration: {config_path or 'none (no [tool.spam-transpile] found)'}"
+    )
+    reporter.note(f"cache: {cache.directory if cache else 'off'}")
+    reporter.note(
+        f"target {options.target}, layout {options.layout}, up to {options.workers} workers"
+    )

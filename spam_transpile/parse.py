@@ -18,9 +18,9 @@ import libcst as cst
 
 from spam_transpile.errors import TranspileError
 
-# ``match`` at the start of a logical line is the only way a match statement
-# can begin (it may follow a ``;`` or a one-line compound header too, rarely).
-_MAY_MATCH = re.compile(r"^[ \t]*match\b|[;:][ \t]*match\b", re.MULTILINE)
+# A match statement is compound, so it starts a logical line: ``match`` after
+# the line's indentation (which may include form feeds).
+_MAY_MATCH = re.compile(r"^[ \t\f]*match\b", re.MULTILINE)
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
 
 

@@ -1,0 +1,459 @@
+"""Which files a run touches, and where each one's output goes.
+
+Paths given on the command line are expanded into :class:`Task` objects:
+a directory is walked (include/exclude globs, default exclusions for VCS
+folders, virtual environments and build output, symbolic links followed
+with loop detection); a file is taken as it is. With ``-o OUT`` each task
+also gets its destination, so that a directory is mirrored into OUT.
+
+Globs: a pattern without ``/`` matches a file or folder name at any depth
+(``__pycache__``, ``*.egg-info``); a pattern with ``/`` matches the path
+relative to the project root (``src/generated/**``). ``**`` spans folders.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+
+STDIN = "-"
+
+DEFAULT_INCLUDE: Tuple[str, ...] = ("*.py",)
+DEFAULT_EXCLUDE: Tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".direnv",
+    ".eggs",
+    "*.egg-info",
+    "__pycache__",
+    "__pypackages__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".ipynb_checkpoints",
+    "_build",
+    "build",
+    "buck-out",
+    "dist",
+    "node_modules",
+)
+# Any folder holding this file is a virtual environment, whatever its name.
+VENV_MARKER = "pyvenv.cfg"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to handle: transpile it (``python``) or copy it verbatim."""
+
+    source: Path
+    destination: Optional[Path]
+    python: bool
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A path that cannot be handled, with the reason (reported as an error)."""
+
+    path: str
+    message: str
+
+    def format(self) -> str:
+        return f"{self.path}:1:1: error: {self.message}"
+
+
+class UsageProblem(Exception):
+    """The paths and -o together make no sense (output inside the input, ...)."""
+
+
+def glob_to_regex(pattern: str) -> "re.Pattern[str]":
+    """Translate a glob (``*``, ``?``, ``[...]``, ``**``) into a regex on ``/`` paths."""
+    parts: List[str] = []
+    index = 0
+    while index < len(pattern):
+        rest = pattern[index:]
+        if rest.startswith("**/"):
+            parts.append("(?:.*/)?")
+            index += 3
+        elif rest == "/**":
+            parts.append("(?:/.*)?")
+            index += 3
+        elif rest.startswith("**"):
+            parts.append(".*")
+            index += 2
+        elif rest[0] == "*":
+            parts.append("[^/]*")
+            index += 1
+        elif rest[0] == "?":
+            parts.append("[^/]")
+            index += 1
+        elif rest[0] == "[" and "]" in rest[2:]:
+            end = rest.index("]", 2)
+            body = rest[1:end]
+            if body.startswith("!"):
+                body = "^" + body[1:]
+            parts.append("[" + body.replace("\\", "\\\\") + "]")
+            index += end + 1
+        else:
+            parts.append(re.escape(rest[0]))
+            index += 1
+    return re.compile("".join(parts) + r"\Z")
+
+
+@dataclass(frozen=True)
+class _Glob:
+    regex: "re.Pattern[str]"
+    #: patterns without a slash match a name at any depth
+    name_only: bool
+
+    @classmethod
+    def parse(cls, pattern: str) -> "_Glob":
+        # A trailing slash ("build/") only says "a folder"; a slash anywhere
+        # else anchors the pattern at the project root.
+        text = pattern.strip().rstrip("/")
+        anchored = "/" in text
+        return cls(glob_to_regex(text.lstrip("/")), not anchored)
+
+    def matches(self, relative: str) -> bool:
+        name = relative.rsplit("/", 1)[-1]
+        return bool(self.regex.match(name if self.name_only else relative))
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Include/exclude globs, relative to ``root`` (the project root)."""
+
+    root: Path
+    include: Tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: Tuple[str, ...] = ()
+    force_exclude: Tuple[str, ...] = ()
+    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def _globs(self, kind: str) -> List[_Glob]:
+        if kind not in self._compiled:
+            patterns = getattr(self, kind)
+            self._compiled[kind] = [_Glob.parse(p) for p in patterns if p.strip()]
+        return self._compiled[kind]
+
+    def relative(self, path: Path) -> str:
+        try:
+            return Path(os.path.abspath(path)).relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(os.path.abspath(path)).as_posix().lstrip("/")
+
+    def _any(self, kind: str, relative: str) -> bool:
+        return any(glob.matches(relative) for glob in self._globs(kind))
+
+    # The checks take the path relative to the root as a "/" string, which
+    # the walk builds as it goes: cheaper than pathlib for every entry.
+
+    def excluded(self, relative: str) -> bool:
+        return (
+            self._any("exclude", relative)
+            or self._any("extend_exclude", relative)
+            or self._any("force_exclude", relative)
+        )
+
+    def force_excluded(self, relative: str) -> bool:
+        # A named path was not reached by walking, so its folders count too:
+        # --force-exclude build skips build/x.py named on the command line.
+        parts = relative.split("/")
+        prefixes = ("/".join(parts[: end + 1]) for end in range(len(parts)))
+        return any(self._any("force_exclude", prefix) for prefix in prefixes)
+
+    def included(self, relative: str) -> bool:
+        return self._any("include", relative)
+
+
+# --------------------------------------------------------------------------
+# Walking
+# --------------------------------------------------------------------------
+
+
+def walk(
+    directory: Path, filters: Filters
+) -> Iterator[Tuple[Path, bool, Optional[str]]]:
+    """Yield (file, included as Python, problem) for every file under ``directory``.
+
+    Excluded folders are not entered and excluded files not yielded.
+    Symbolic links are followed; a link back to a folder being walked is a
+    loop and is reported instead of followed forever.
+    """
+    try:
+        info = directory.stat()
+    except OSError as exc:
+        yield directory, False, _os_problem(exc)
+        return
+    identity = frozenset({(info.st_dev, info.st_ino)})
+    yield from _walk(directory, filters.relative(directory), filters, identity)
+
+
+def _walk(
+    directory: Path,
+    relative: str,
+    filters: Filters,
+    ancestors: FrozenSet[Tuple[int, int]],
+) -> Iterator[Tuple[Path, bool, Optional[str]]]:
+    try:
+        with os.scandir(directory) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError as exc:
+        yield directory, False, "cannot read directory: " + (exc.strerror or str(exc))
+        return
+    for entry in entries:
+        path = directory / entry.name
+        child = f"{relative}/{entry.name}" if relative else entry.name
+        if filters.excluded(child):
+            continue
+        try:
+            info = os.stat(entry.path)  # follows symbolic links
+        except OSError as exc:
+            yield path, False, _os_problem(exc, link=entry.is_symlink())
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            yield from _walk_folder(path, child, info, filters, ancestors)
+        elif stat.S_ISREG(info.st_mode):
+            yield path, filters.included(child), None
+        elif filters.included(child):
+            yield path, True, "not a regular file (a device, socket or pipe)"
+
+
+def _walk_folder(
+    path: Path,
+    relative: str,
+    info: os.stat_result,
+    filters: Filters,
+    ancestors: FrozenSet[Tuple[int, int]],
+) -> Iterator[Tuple[Path, bool, Optional[str]]]:
+    identity = (info.st_dev, info.st_ino)
+    if identity in ancestors:
+        target = os.readlink(path) if path.is_symlink() else str(path)
+        yield path, False, f"symbolic link loop: {path} -> {target} leads back to a folder above it"
+        return
+    if (path / VENV_MARKER).is_file():
+        return  # a virtual environment under another name
+    yield from _walk(path, relative, filters, ancestors | {identity})
+
+
+def _os_problem(exc: OSError, *, link: bool = False) -> str:
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop (too many levels of symbolic links)"
+    if link and exc.errno == errno.ENOENT:
+        return "broken symbolic link (its target does not exist)"
+    return "cannot read: " + (exc.strerror or str(exc))
+
+
+# --------------------------------------------------------------------------
+# Planning: inputs -> tasks, with destinations
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    tasks: List[Task] = field(default_factory=list)
+    problems: List[Problem] = field(default_factory=list)
+    stdin: bool = False
+    #: where standard input's result goes (None: standard output)
+    stdin_destination: Optional[Path] = None
+
+
+def make_plan(
+    paths: Sequence[str],
+    output: Optional[Path],
+    filters: Filters,
+    *,
+    mirror_others: bool,
+) -> Plan:
+    """Expand ``paths`` into tasks; ``mirror_others`` also copies non-Python files.
+
+    Raises UsageProblem when the paths and ``output`` cannot work together.
+    """
+    if STDIN in paths:
+        if len(paths) > 1:
+            raise UsageProblem(
+                "'-' (standard input) cannot be combined with other paths"
+            )
+        return Plan(stdin=True, stdin_destination=output)
+    plan = Plan()
+    mapping = _destination_mapper(paths, output)
+    seen: Set[str] = set()
+    for raw in paths:
+        _expand(Path(raw), filters, mapping, mirror_others, plan, seen)
+    return plan
+
+
+def _expand(
+    path: Path,
+    filters: Filters,
+    mapping: "_Mapper",
+    mirror_others: bool,
+    plan: Plan,
+    seen: Set[str],
+) -> None:
+    if filters.force_excluded(filters.relative(path)):
+        return
+    if path.is_dir():
+        for file, python, problem in walk(path, filters):
+            if problem is not None:
+                plan.problems.append(Problem(str(file), problem))
+            elif python or mirror_others:
+                _add(plan, seen, Task(file, mapping(file), python))
+        return
+    if path.exists() and not path.is_file():
+        plan.problems.append(
+            Problem(str(path), "not a regular file (a device, socket or pipe)")
+        )
+        return
+    if not path.exists() and not path.is_symlink():
+        plan.problems.append(
+            Problem(str(path), "cannot read file: No such file or directory")
+        )
+        return
+    # A file named on the command line is Python whatever its name (as black
+    # does); a broken link or loop is reported when it is read.
+    _add(plan, seen, Task(path, mapping(path), True))
+
+
+def _add(plan: Plan, seen: Set[str], task: Task) -> None:
+    key = os.path.abspath(task.source)
+    if key not in seen:  # the same file named twice, or reached twice
+        seen.add(key)
+        plan.tasks.append(task)
+
+
+class _Mapper:
+    """Maps a source path to its destination under -o (or None without -o)."""
+
+    def __init__(
+        self, base: Optional[Path], output: Optional[Path], single_file: bool
+    ) -> None:
+        self.base = base
+        self.output = output
+        self.single_file = single_file
+
+    def __call__(self, source: Path) -> Optional[Path]:
+        if self.output is None:
+            return None
+        if self.single_file or self.base is None:
+            return self.output
+        absolute = os.path.abspath(source)
+        prefix = os.path.join(str(self.base), "")
+        if absolute.startswith(prefix):  # always, by construction; cheap
+            return self.output / absolute[len(prefix) :]
+        return self.output / Path(absolute).relative_to(self.base)
+
+
+def _destination_mapper(paths: Sequence[str], output: Optional[Path]) -> _Mapper:
+    if output is None:
+        return _Mapper(None, None, False)
+    sources = [Path(p) for p in paths]
+    output_is_folder = output.is_dir() or str(output).endswith(("/", os.sep))
+    if len(sources) == 1 and not sources[0].is_dir() and not output_is_folder:
+        _refuse_same_file(sources[0], output)
+        return _Mapper(None, output, True)
+    if len(sources) == 1 and sources[0].is_dir():
+        # One folder: OUT becomes its mirror (OUT/x.py for FOLDER/x.py).
+        base = Path(os.path.abspath(sources[0]))
+    else:
+        # Several paths (or a file into a folder): each keeps its name and
+        # its place relative to the folder that holds them all.
+        anchors = [os.path.dirname(os.path.abspath(s)) for s in sources]
+        base = Path(os.path.commonpath(anchors))
+    if output.exists() and not output.is_dir():
+        raise UsageProblem(
+            f"-o {output} is a file; with several paths or a folder, -o names a folder"
+        )
+    _refuse_overlap(sources, base, output)
+    return _Mapper(base, output, False)
+
+
+def _refuse_same_file(source: Path, output: Path) -> None:
+    if output.exists() and _real(output) == _real(source):
+        raise UsageProblem(
+            f"-o {output} is the input file itself; use --in-place to rewrite it"
+        )
+
+
+def _refuse_overlap(sources: Sequence[Path], base: Path, output: Path) -> None:
+    real_output = _real(output)
+    if real_output == _real(base):
+        raise UsageProblem(
+            f"-o {output} is the input folder itself; every output would overwrite "
+            "its source (use --in-place to rewrite files where they are)"
+        )
+    for source in sources:
+        real_source = _real(source)
+        if source.is_dir() and _inside(real_output, real_source):
+            raise UsageProblem(
+                f"output directory {output} is inside the input {source}; "
+                "choose a folder outside it"
+            )
+        if not source.is_dir() and real_output == real_source:
+            raise UsageProblem(f"-o {output} is the input file {source}")
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+# --------------------------------------------------------------------------
+# A stricter pre-scan
+# --------------------------------------------------------------------------
+
+# ``match`` at a line start, followed by something no match statement can
+# have there: ``=`` (not ``==``), ``:``, ``,``, a closing bracket, ``.name``,
+# an augmented assignment, a binary-only keyword, or the end of the line.
+# Whatever else follows (``(``, ``[``, ``-``, ``.5``, a name, a backslash)
+# might be a subject, so the file is parsed.
+_MATCH_AT_LINE_START = re.compile(r"^[ \t\f]*match\b(.*)$", re.MULTILINE)
+_NOT_A_SUBJECT = re.compile(
+    r"""[ \t]*(?:
+        =(?!=) | : | , | [)\]}] | ;
+      | \.[ \t]*[A-Za-z_]
+      | (?:\*\*|//|>>|<<|[-+*/%&|^@])=
+      | (?:in|is|and|or|if|else|for|as)\b
+      | \#.* | $
+    )""",
+    re.VERBOSE,
+)
+
+
+def could_hold_match_statement(text: str) -> bool:
+    """False when every line starting with ``match`` is plainly not a match statement.
+
+    Used after :func:`spam_transpile.parse.may_contain_match` said True, so
+    files that only use ``match`` as a variable (``match = re.match(...)``)
+    are not parsed. Only sure cases are excluded: a false True costs a
+    parse, a false False would leave a match statement in the output.
+    """
+    for hit in _MATCH_AT_LINE_START.finditer(text):
+        rest = hit.group(1)
+        if not (_NOT_A_SUBJECT.match(rest) or _one_line_without_colon(rest)):
+            return True
+    return False
+
+
+def _one_line_without_colon(rest: str) -> bool:
+    # A match statement's header ends with ":" on its own line unless a
+    # bracket, a string or a backslash carries it on (or a comment follows);
+    # a line free of all of those that does not end with ":" is prose, like
+    # "match the corresponding ASCII characters" in a docstring.
+    return not _CARRIERS.intersection(rest) and not rest.rstrip().endswith(":")
+
+
+_CARRIERS = frozenset("([{'\"#\\")
