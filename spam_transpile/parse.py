@@ -17,16 +17,11 @@ from typing import Optional, Tuple
 import libcst as cst
 
 from spam_transpile.errors import TranspileError
+from spam_transpile.prescan import may_contain_match
 
-# A match statement is compound, so it starts a logical line: ``match`` after
-# the line's indentation (which may include form feeds).
-_MAY_MATCH = re.compile(r"^[ \t\f]*match\b", re.MULTILINE)
+__all__ = ["Unparsable", "may_contain_match", "parse_source"]
+
 _LIBCST_POSITION = re.compile(r"error at (\d+):(\d+)")
-
-
-def may_contain_match(source: str) -> bool:
-    """Cheap pre-scan: False means the source certainly has no match statement."""
-    return _MAY_MATCH.search(source) is not None
 
 
 class Unparsable(Exception):
