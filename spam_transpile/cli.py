@@ -32,7 +32,7 @@ from spam_transpile.config import (
     find_pyproject,
     read_config,
 )
-from spam_transpile.errors import TranspileError
+from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.files import (
     DEFAULT_EXCLUDE,
     DEFAULT_INCLUDE,
@@ -44,8 +44,7 @@ from spam_transpile.files import (
     could_hold_match_statement,
     make_plan,
 )
-from spam_transpile.parse import may_contain_match
-from spam_transpile.pipeline import transpile_with_warnings
+from spam_transpile.prescan import may_contain_match
 from spam_transpile.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import PLANNED_TARGETS, SUPPORTED_TARGETS
 from spam_transpile.write import (
@@ -94,6 +93,16 @@ class TranspileOutcome:
     cacheable_error: Optional[Tuple[str, int, int]] = None
     #: (message, line, column) of each warning (unreachable cases)
     warnings: Tuple[Tuple[str, int, int], ...] = ()
+
+
+def transpile_with_warnings(
+    source: str, *, target: str, filename: str
+) -> Tuple[str, List[TranspileWarning]]:
+    # Imported on first use: LibCST is slow to import, and a run served from
+    # the cache never needs it.
+    from spam_transpile.pipeline import transpile_with_warnings as lower
+
+    return lower(source, target=target, filename=filename)
 
 
 def run_job(job: TranspileJob) -> TranspileOutcome:
