@@ -10,9 +10,12 @@ never looks builtins up by name.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
-from typing import FrozenSet, Set
+import sys
+import warnings
+from typing import FrozenSet, Iterator, Optional, Set
 
 import libcst as cst
 
@@ -112,10 +115,51 @@ class BoundNames(cst.CSTVisitor):
             self._add_target(target.value)
 
 
-def bound_names(module: cst.Module) -> FrozenSet[str]:
+def bound_names(module: cst.Module, source: str = "") -> FrozenSet[str]:
+    """Every name ``module`` binds anywhere (any scope)."""
+    fast = _bound_names_by_ast(source) if source else None
+    if fast is not None:
+        return fast
     visitor = BoundNames()
     module.visit(visitor)
     return frozenset(visitor.names)
+
+
+def _bound_names_by_ast(source: str) -> Optional[FrozenSet[str]]:
+    # The standard parser is several times faster than a LibCST walk, but
+    # only 3.10+ parses match statements; also None if this interpreter
+    # lacks some newer syntax the file uses.
+    if sys.version_info < (3, 10):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    names: Set[str] = set()
+    for node in ast.walk(tree):
+        names.update(_ast_bindings(node))
+    return frozenset(names)
+
+
+def _ast_bindings(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        yield node.id
+    elif isinstance(node, ast.arg):
+        yield node.arg
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield node.name
+    elif isinstance(node, ast.alias):
+        yield node.asname or node.name.split(".")[0]
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        yield from node.names
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        yield node.name
+    elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        yield node.name
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        yield node.rest
 
 
 class Names:

@@ -65,7 +65,7 @@ def _lower_module(
     target: Tuple[int, int],
     warnings: List[TranspileWarning],
 ) -> str:
-    names = Names(identifiers_in(source), bound_names(module))
+    names = Names(identifiers_in(source), bound_names(module, source))
     transformer = MatchLowering(module, names, filename, source, target)
     result = module.visit(transformer)
     if transformer.failed is not None:

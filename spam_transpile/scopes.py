@@ -19,9 +19,18 @@ FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 class _LocalBindings(BoundNames):
     """Names bound in one function body, not looking into nested scopes."""
 
-    def __init__(self) -> None:
+    def __init__(self, walrus_possible: bool = True) -> None:
         super().__init__()
         self.declared: Set[str] = set()
+        self.walrus_possible = walrus_possible
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Without ``:=`` no expression binds a name of the function itself
+        # (comprehension and lambda variables are their own scopes), and the
+        # statements' targets are read from the statements.
+        if isinstance(node, cst.BaseExpression) and not self.walrus_possible:
+            return False
+        return super().on_visit(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.names.add(node.name.value)
@@ -49,18 +58,24 @@ class _NestedNonlocals(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: Set[str] = set()
 
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # ``nonlocal`` is a statement: no need to look inside expressions.
+        return not isinstance(node, cst.BaseExpression) and super().on_visit(node)
+
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self.names.update(item.name.value for item in node.names)
 
 
-def stable_locals(function: cst.FunctionDef) -> FrozenSet[str]:
+def stable_locals(
+    function: cst.FunctionDef, walrus_possible: bool = True
+) -> FrozenSet[str]:
     """Plain locals of ``function`` that no nested scope can rebind.
 
     Such a name changes only by code in the function itself, so between the
     match line and a case test nothing but the pattern's own captures or a
     guard's ``:=`` can change it (callers check those).
     """
-    bindings = _LocalBindings()
+    bindings = _LocalBindings(walrus_possible)
     for param in _params(function.params):
         bindings.names.add(param.name.value)
     function.body.visit(bindings)

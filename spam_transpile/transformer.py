@@ -61,10 +61,10 @@ class Scope:
             self.declared = declarations(self.node)
         return self.declared
 
-    def stable_names(self) -> frozenset:
+    def stable_names(self, walrus_possible: bool = True) -> frozenset:
         if self.stable is None:
             assert isinstance(self.node, cst.FunctionDef)
-            self.stable = stable_locals(self.node)
+            self.stable = stable_locals(self.node, walrus_possible)
         return self.stable
 
 
@@ -109,6 +109,14 @@ class MatchLowering(cst.CSTTransformer):
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # Match statements never sit inside an expression: skipping
+        # expressions saves most of the walk. Before 3.8 every expression is
+        # still searched for ``:=``, which the target could not run.
+        if isinstance(node, cst.BaseExpression) and self.target >= (3, 8):
+            return False
+        return super().on_visit(node)
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
         # Positions are only needed to report an error: compute them then.
@@ -281,7 +289,7 @@ class MatchEmitter:
             self.scope.kind == FUNCTION
             and isinstance(subject, cst.Name)
             and not subject.lpar
-            and subject.value in self.scope.stable_names()
+            and subject.value in self.scope.stable_names(":=" in self.owner.source)
             and subject.value not in names_rebound_by(self.original)
         ):
             return subject.value

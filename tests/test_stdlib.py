@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ def _load_script():
     spec = importlib.util.spec_from_file_location("stdlib_check", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # dataclasses look their module up in sys.modules while the class is built.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
