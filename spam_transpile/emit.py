@@ -86,11 +86,23 @@ def _no_chain_temps(
 def comprehension_test(
     pattern: LoweredPattern, root: str, subject: str, names: Names, binder: Binder
 ) -> str:
+    # Checks before the first temporary need no comprehension: testing them
+    # first, in the enclosing scope, keeps a failing case from paying for a
+    # comprehension it would leave at once (the same checks, in the same order).
+    steps = list(pattern.steps)
+    leading: List[str] = []
+    while steps and isinstance(steps[0], Check):
+        leading.append(f"({_with_subject(steps.pop(0).expr, root, subject)})")
     clauses = [f"for {root} in ({subject},)"]
-    clauses.extend(_clauses(pattern.steps, names))
+    clauses.extend(_clauses(tuple(steps), names))
     if pattern.captures:
         clauses.append(f"if {_captures(pattern.captures, binder)}")
-    return f"[0 {' '.join(clauses)}]"
+    return " and ".join([*leading, f"[0 {' '.join(clauses)}]"])
+
+
+def _with_subject(text: str, root: str, subject: str) -> str:
+    # The root name is fresh, so a whole-word replacement cannot touch user text.
+    return re.sub(rf"\b{re.escape(root)}\b", lambda _: subject, text)
 
 
 def chain_test(
@@ -100,8 +112,7 @@ def chain_test(
     if pattern.captures:
         parts.append(_captures(pattern.captures, binder))
     text = " and ".join(parts) if parts else f"[{root}]"
-    # The root name is fresh, so a whole-word replacement cannot touch user text.
-    return re.sub(rf"\b{re.escape(root)}\b", lambda _: subject, text)
+    return _with_subject(text, root, subject)
 
 
 def _captures(captures: Tuple[Tuple[str, str], ...], binder: Binder) -> str:

@@ -304,10 +304,17 @@ def lower_class(
             return  # it always raises: no sub-pattern is ever tried
         attributes.append(v)
     elif positional:
-        match_args = low.let(
-            steps, "args", runtime.positional_names(low.names, cls, len(positional))
-        )
         dummy = low.let(steps, "missing", f"{low.b('object')}()")
+        match_args = low.let(
+            steps, "args", runtime.match_args_lookup(low.names, cls, dummy)
+        )
+        steps.append(
+            Check(
+                runtime.match_args_usable(
+                    low.names, cls, match_args, dummy, len(positional)
+                )
+            )
+        )
         for i in range(len(positional)):
             name = runtime.match_arg_name(low.names, match_args, i)
             if i > 0:
@@ -317,8 +324,9 @@ def lower_class(
                 )
             read = f"{low.b('getattr')}({v}, {name}, {dummy})"
             if i == 0:
-                # None: the class matches its one sub-pattern against the subject.
-                read = f"({v} if {match_args} is None else {read})"
+                # No __match_args__: the class matches its one sub-pattern
+                # against the subject itself (checked above).
+                read = f"({v} if {match_args} is {dummy} else {read})"
             attributes.append(_read_attribute(low, steps, read, dummy))
     for keyword, _ in keywords:
         if dummy is None:
@@ -327,7 +335,7 @@ def lower_class(
             duplicate = runtime.duplicate_attribute(low.names, cls, repr(keyword))
             steps.append(
                 Check(
-                    f"({match_args} is None or {keyword!r} not in {match_args}[:{len(positional)}]"
+                    f"({match_args} is {dummy} or {keyword!r} not in {match_args}[:{len(positional)}]"
                     f" or {duplicate})"
                 )
             )

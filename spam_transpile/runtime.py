@@ -196,46 +196,45 @@ def type_name(names: Names, c: str) -> str:
     return fill(TYPE_NAME, names, c=c)
 
 
-def positional_names(names: Names, c: str, npos: int) -> str:
-    """The attribute names for ``npos`` positional sub-patterns of class ``c``.
-
-    Evaluates to ``__match_args__`` (checked to be a tuple that is long
-    enough), or to ``None`` when ``c`` matches its single positional
-    sub-pattern against the subject itself; raises CPython's TypeErrors.
-    """
-    m, d, cl = names.temp("m"), names.temp("d"), names.temp("c")
-    lookup = fill(
+def match_args_lookup(names: Names, c: str, d: str) -> str:
+    """``c.__match_args__`` as CPython 3.10 sees it (3.9's dataclasses and
+    namedtuples included), or the sentinel ``d`` when the class has none."""
+    return fill(
         MATCH_ARGS_LOOKUP,
         names,
-        c=cl,
+        c=c,
         d=d,
         r=names.temp("r"),
         b=names.temp("b"),
         f=names.temp("f"),
     )
+
+
+def match_args_usable(names: Names, c: str, m: str, d: str, npos: int) -> str:
+    """True if ``npos`` positional sub-patterns fit class ``c``; else raises.
+
+    ``m`` holds the lookup's result (``d``: no ``__match_args__``, and then
+    only a self-matching builtin takes its single sub-pattern); the errors
+    are match_class()'s in ceval.c, with its messages.
+    """
     length = f"{names.builtin('len')}({m})"
-    too_many = raise_(
-        names, fill(_ACCEPTS, names, c=cl, allowed=length, npos=str(npos))
-    )
-    not_tuple = raise_(names, fill(_NOT_A_TUPLE, names, c=cl, m=m))
+    too_many = raise_(names, fill(_ACCEPTS, names, c=c, allowed=length, npos=str(npos)))
+    not_tuple = raise_(names, fill(_NOT_A_TUPLE, names, c=c, m=m))
     with_match_args = (
-        f"(({m} if {length} >= {npos} else {too_many}) "
-        f"if {names.builtin('type')}({m}) is {names.builtin('tuple')} else {not_tuple})"
+        f"(({names.builtin('type')}({m}) is {names.builtin('tuple')} or {not_tuple}) "
+        f"and ({length} >= {npos} or {too_many}))"
     )
     self_types = ", ".join(names.builtin(t) for t in MATCH_SELF_TYPES)
-    is_self = f"{names.builtin('issubclass')}({cl}, ({self_types}))"
+    is_self = f"{names.builtin('issubclass')}({c}, ({self_types}))"
     if npos == 1:
-        refuse = raise_(names, fill(_ACCEPTS, names, c=cl, allowed="0", npos="1"))
-        without = f"(None if {is_self} else {refuse})"
+        refuse = raise_(names, fill(_ACCEPTS, names, c=c, allowed="0", npos="1"))
+        without = f"({is_self} or {refuse})"
     else:
         allowed = f"(1 if {is_self} else 0)"
         without = raise_(
-            names, fill(_ACCEPTS, names, c=cl, allowed=allowed, npos=str(npos))
+            names, fill(_ACCEPTS, names, c=c, allowed=allowed, npos=str(npos))
         )
-    return (
-        f"(lambda {cl}, {d}: (lambda {m}: {without} if {m} is {d} else {with_match_args})"
-        f"({lookup}))({c}, {names.builtin('object')}())"
-    )
+    return f"({without} if {m} is {d} else {with_match_args})"
 
 
 def match_arg_name(names: Names, match_args: str, index: int) -> str:
