@@ -59,6 +59,11 @@ class Task:
     source: Path
     destination: Optional[Path]
     python: bool
+    #: the source's stat (links followed) taken by the walk, so the stat
+    #: cache can tell an unchanged file without a second system call
+    info: Optional[os.stat_result] = field(default=None, compare=False)
+    #: ``os.path.abspath(source)``: the stat cache's key
+    absolute: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,10 @@ class UsageProblem(Exception):
 
 def glob_to_regex(pattern: str) -> "re.Pattern[str]":
     """Translate a glob (``*``, ``?``, ``[...]``, ``**``) into a regex on ``/`` paths."""
+    return re.compile(_glob_source(pattern) + r"\Z")
+
+
+def _glob_source(pattern: str) -> str:
     parts: List[str] = []
     index = 0
     while index < len(pattern):
@@ -107,26 +116,42 @@ def glob_to_regex(pattern: str) -> "re.Pattern[str]":
         else:
             parts.append(re.escape(rest[0]))
             index += 1
-    return re.compile("".join(parts) + r"\Z")
+    return "".join(parts)
 
 
-@dataclass(frozen=True)
-class _Glob:
-    regex: "re.Pattern[str]"
-    #: patterns without a slash match a name at any depth
-    name_only: bool
+class _GlobSet:
+    """Several globs as (at most) two regexes: one on names, one on paths.
 
-    @classmethod
-    def parse(cls, pattern: str) -> "_Glob":
-        # A trailing slash ("build/") only says "a folder"; a slash anywhere
-        # else anchors the pattern at the project root.
-        text = pattern.strip().rstrip("/")
-        anchored = "/" in text
-        return cls(glob_to_regex(text.lstrip("/")), not anchored)
+    The walk asks every entry of the tree, so one regex match per kind of
+    glob instead of one per glob keeps large trees quick to plan.
+    """
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        names: List[str] = []
+        paths: List[str] = []
+        for pattern in patterns:
+            # A trailing slash ("build/") only says "a folder"; a slash
+            # anywhere else anchors the pattern at the project root.
+            text = pattern.strip().rstrip("/")
+            if not text:
+                continue
+            anchored = "/" in text
+            (paths if anchored else names).append(_glob_source(text.lstrip("/")))
+        self.names = _alternatives(names)
+        self.paths = _alternatives(paths)
 
     def matches(self, relative: str) -> bool:
-        name = relative.rsplit("/", 1)[-1]
-        return bool(self.regex.match(name if self.name_only else relative))
+        if self.paths is not None and self.paths.match(relative):
+            return True
+        if self.names is None:
+            return False
+        return self.names.match(relative[relative.rfind("/") + 1 :]) is not None
+
+
+def _alternatives(sources: List[str]) -> "Optional[re.Pattern[str]]":
+    if not sources:
+        return None
+    return re.compile("(?:" + "|".join(f"(?:{s})" for s in sources) + r")\Z")
 
 
 @dataclass(frozen=True)
@@ -140,11 +165,11 @@ class Filters:
     force_exclude: Tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def _globs(self, kind: str) -> List[_Glob]:
-        if kind not in self._compiled:
-            patterns = getattr(self, kind)
-            self._compiled[kind] = [_Glob.parse(p) for p in patterns if p.strip()]
-        return self._compiled[kind]
+    def _globs(self, *kinds: str) -> _GlobSet:
+        if kinds not in self._compiled:
+            patterns = [p for kind in kinds for p in getattr(self, kind)]
+            self._compiled[kinds] = _GlobSet(patterns)
+        return self._compiled[kinds]
 
     def relative(self, path: Path) -> str:
         try:
@@ -152,28 +177,23 @@ class Filters:
         except ValueError:
             return Path(os.path.abspath(path)).as_posix().lstrip("/")
 
-    def _any(self, kind: str, relative: str) -> bool:
-        return any(glob.matches(relative) for glob in self._globs(kind))
-
     # The checks take the path relative to the root as a "/" string, which
     # the walk builds as it goes: cheaper than pathlib for every entry.
 
     def excluded(self, relative: str) -> bool:
-        return (
-            self._any("exclude", relative)
-            or self._any("extend_exclude", relative)
-            or self._any("force_exclude", relative)
-        )
+        globs = self._globs("exclude", "extend_exclude", "force_exclude")
+        return globs.matches(relative)
 
     def force_excluded(self, relative: str) -> bool:
         # A named path was not reached by walking, so its folders count too:
         # --force-exclude build skips build/x.py named on the command line.
         parts = relative.split("/")
         prefixes = ("/".join(parts[: end + 1]) for end in range(len(parts)))
-        return any(self._any("force_exclude", prefix) for prefix in prefixes)
+        globs = self._globs("force_exclude")
+        return any(globs.matches(prefix) for prefix in prefixes)
 
     def included(self, relative: str) -> bool:
-        return self._any("include", relative)
+        return self._globs("include").matches(relative)
 
 
 # --------------------------------------------------------------------------
@@ -181,19 +201,22 @@ class Filters:
 # --------------------------------------------------------------------------
 
 
-def walk(
-    directory: Path, filters: Filters
-) -> Iterator[Tuple[Path, bool, Optional[str]]]:
-    """Yield (file, included as Python, problem) for every file under ``directory``.
+#: what the walk yields: (file, included as Python, problem, its stat)
+Found = Tuple[Path, bool, Optional[str], Optional[os.stat_result]]
+
+
+def walk(directory: Path, filters: Filters) -> Iterator[Found]:
+    """Yield (file, included as Python, problem, stat) for every file under ``directory``.
 
     Excluded folders are not entered and excluded files not yielded.
-    Symbolic links are followed; a link back to a folder being walked is a
-    loop and is reported instead of followed forever.
+    Symbolic links are followed (the stat is the target's); a link back to
+    a folder being walked is a loop and is reported instead of followed
+    forever.
     """
     try:
         info = directory.stat()
     except OSError as exc:
-        yield directory, False, _os_problem(exc)
+        yield directory, False, _os_problem(exc), None
         return
     identity = frozenset({(info.st_dev, info.st_ino)})
     yield from _walk(directory, filters.relative(directory), filters, identity)
@@ -204,12 +227,13 @@ def _walk(
     relative: str,
     filters: Filters,
     ancestors: FrozenSet[Tuple[int, int]],
-) -> Iterator[Tuple[Path, bool, Optional[str]]]:
+) -> Iterator[Found]:
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError as exc:
-        yield directory, False, "cannot read directory: " + (exc.strerror or str(exc))
+        problem = "cannot read directory: " + (exc.strerror or str(exc))
+        yield directory, False, problem, None
         return
     for entry in entries:
         path = directory / entry.name
@@ -219,14 +243,14 @@ def _walk(
         try:
             info = os.stat(entry.path)  # follows symbolic links
         except OSError as exc:
-            yield path, False, _os_problem(exc, link=entry.is_symlink())
+            yield path, False, _os_problem(exc, link=entry.is_symlink()), None
             continue
         if stat.S_ISDIR(info.st_mode):
             yield from _walk_folder(path, child, info, filters, ancestors)
         elif stat.S_ISREG(info.st_mode):
-            yield path, filters.included(child), None
+            yield path, filters.included(child), None, info
         elif filters.included(child):
-            yield path, True, "not a regular file (a device, socket or pipe)"
+            yield path, True, "not a regular file (a device, socket or pipe)", None
 
 
 def _walk_folder(
@@ -235,11 +259,12 @@ def _walk_folder(
     info: os.stat_result,
     filters: Filters,
     ancestors: FrozenSet[Tuple[int, int]],
-) -> Iterator[Tuple[Path, bool, Optional[str]]]:
+) -> Iterator[Found]:
     identity = (info.st_dev, info.st_ino)
     if identity in ancestors:
         target = os.readlink(path) if path.is_symlink() else str(path)
-        yield path, False, f"symbolic link loop: {path} -> {target} leads back to a folder above it"
+        loop = f"symbolic link loop: {path} -> {target} leads back to a folder above it"
+        yield path, False, loop, None
         return
     if (path / VENV_MARKER).is_file():
         return  # a virtual environment under another name
@@ -304,11 +329,11 @@ def _expand(
     if filters.force_excluded(filters.relative(path)):
         return
     if path.is_dir():
-        for file, python, problem in walk(path, filters):
+        for file, python, problem, info in walk(path, filters):
             if problem is not None:
                 plan.problems.append(Problem(str(file), problem))
             elif python or mirror_others:
-                _add(plan, seen, Task(file, mapping(file), python))
+                _add(plan, seen, mapping, file, python, info)
         return
     if path.exists() and not path.is_file():
         plan.problems.append(
@@ -322,14 +347,22 @@ def _expand(
         return
     # A file named on the command line is Python whatever its name (as black
     # does); a broken link or loop is reported when it is read.
-    _add(plan, seen, Task(path, mapping(path), True))
+    _add(plan, seen, mapping, path, True, None)
 
 
-def _add(plan: Plan, seen: Set[str], task: Task) -> None:
-    key = os.path.abspath(task.source)
-    if key not in seen:  # the same file named twice, or reached twice
-        seen.add(key)
-        plan.tasks.append(task)
+def _add(
+    plan: Plan,
+    seen: Set[str],
+    mapping: "_Mapper",
+    source: Path,
+    python: bool,
+    info: Optional[os.stat_result],
+) -> None:
+    absolute = os.path.abspath(source)
+    if absolute not in seen:  # the same file named twice, or reached twice
+        seen.add(absolute)
+        destination = mapping(source, absolute)
+        plan.tasks.append(Task(source, destination, python, info, absolute))
 
 
 class _Mapper:
@@ -342,12 +375,12 @@ class _Mapper:
         self.output = output
         self.single_file = single_file
 
-    def __call__(self, source: Path) -> Optional[Path]:
+    def __call__(self, source: Path, absolute: str) -> Optional[Path]:
+        """Where ``source`` (``absolute`` is its absolute path) goes."""
         if self.output is None:
             return None
         if self.single_file or self.base is None:
             return self.output
-        absolute = os.path.abspath(source)
         prefix = os.path.join(str(self.base), "")
         if absolute.startswith(prefix):  # always, by construction; cheap
             return self.output / absolute[len(prefix) :]

@@ -35,18 +35,27 @@ class SourceFile:
 
 
 def read_source(path: Path) -> SourceFile:
-    raw, mode = read_bytes(path)
-    return decode_source(raw, str(path), mode)
+    raw, info = read_bytes(path)
+    return decode_source(raw, str(path), info.st_mode & 0o7777)
 
 
-def read_bytes(path: Path) -> Tuple[bytes, int]:
-    """The file's bytes and permission bits, or a TranspileError saying why not."""
+def read_bytes(
+    path: Path, info: Optional[os.stat_result] = None
+) -> Tuple[bytes, os.stat_result]:
+    """The file's bytes and stat, or a TranspileError saying why not.
+
+    The stat is taken before the bytes are read (or is ``info``, taken
+    earlier): a change made while the file is read then shows as a newer
+    stat next time, never as old bytes under a new stat, which is what lets
+    the stat cache trust it.
+    """
     try:
+        if info is None:
+            info = os.stat(path)
         raw = path.read_bytes()
-        mode = path.stat().st_mode & 0o7777
     except OSError as exc:
         raise TranspileError(describe_os_error(exc), filename=str(path)) from None
-    return raw, mode
+    return raw, info
 
 
 def describe_os_error(exc: OSError) -> str:
