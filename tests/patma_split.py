@@ -21,6 +21,7 @@ import json
 import os
 import re
 import subprocess
+import zipfile
 import sys
 import traceback
 from concurrent.futures import ProcessPoolExecutor
@@ -323,8 +324,38 @@ def run_suite(
         else:
             run.transpiled[method.test_id] = text
             plan.append(_plan_entry(method, text, workdir))
+    if run.version == "3.6":
+        _provide_dataclasses_backport(workdir)
     run.outcomes.update(_execute(python, plan, workdir))
     return run
+
+
+def _provide_dataclasses_backport(workdir: Path) -> None:
+    """test_patma needs ``dataclasses`` (3.7+): on 3.6, put PyPI's backport
+    beside the runner, which imports from its own folder."""
+    download = workdir / "backport"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--python-version",
+            "3.6",
+            "--only-binary=:all:",
+            "dataclasses==0.8",
+            "-d",
+            str(download),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = download.glob("dataclasses-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        (workdir / "dataclasses.py").write_bytes(archive.read("dataclasses.py"))
 
 
 def _plan_entry(method: TestMethod, lowered: str, workdir: Path) -> dict[str, str]:

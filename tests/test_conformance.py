@@ -1,4 +1,4 @@
-"""CPython 3.10's test_patma, lowered by spam_transpile, must pass on 3.9, 3.8 and 3.7.
+"""CPython 3.10's test_patma, lowered by spam_transpile, must pass on 3.9 to 3.6.
 
 One pytest test per test_patma method and target interpreter, e.g.
 ``test_patma[3.9-TestPatma.test_patma_042]``. The lowering and the run on each
@@ -15,7 +15,7 @@ import pytest
 import patma_split
 from interpreters import require_interpreter
 
-TARGETS = ("3.9", "3.8", "3.7")
+TARGETS = ("3.9", "3.8", "3.7", "3.6")
 
 
 # Computed at collection time: the parametrize ids must exist before any run.
@@ -34,7 +34,7 @@ def _needs_38(method: patma_split.TestMethod) -> bool:
 
 
 def _marks(version: str, method: patma_split.TestMethod) -> list:
-    if version == "3.7" and _needs_38(method):
+    if version in ("3.7", "3.6") and _needs_38(method):
         return [pytest.mark.skip(reason="the test itself uses assignment expressions")]
     return []
 
