@@ -138,7 +138,11 @@ def lower_or(
         branch_caps: Captures = []
         low.lower(element.pattern, v, branch_steps, branch_caps)
         lowered.append((branch_steps, branch_caps))
-    names = [name for name, _ in lowered[0][1]]
+    # Every alternative binds the same names (checked by validate), except
+    # one that always raises (``int(a, b)``) and so never gets to bind.
+    names: List[str] = []
+    for _, branch_caps in lowered:
+        names += [name for name, _ in branch_caps if name not in names]
     outputs = tuple(low.names.temp("alt") for _ in names)
     branches = []
     for branch_steps, branch_caps in lowered:

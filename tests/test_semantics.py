@@ -2969,6 +2969,27 @@ prog(
 )
 
 
+prog(
+    # Found by scripts/fuzz.py (seed 2026): the first alternative can only
+    # raise, so only the second one ever binds ``c``.
+    "or-pattern-first-alternative-always-raises",
+    """
+    import collections
+    NT = collections.namedtuple("NT", "l r")
+    def f(s):
+        match s:
+            case bool(_, c) | [*c]:
+                return c
+    for s in [NT(1, 2), [3], 5]:
+        print(f(s))
+    try:
+        f(True)
+    except TypeError as e:
+        print(type(e).__name__, e)
+    """,
+)
+
+
 # ---------------------------------------------------------------------------
 # The tests
 # ---------------------------------------------------------------------------
