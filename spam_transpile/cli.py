@@ -4,7 +4,9 @@
 writes it, ``spam-transpile DIR -o OUT`` mirrors a folder into a runnable
 copy, ``--in-place`` rewrites sources, ``--check`` and ``--diff`` only look.
 
-A run has two phases. First, in this process, every file is read once:
+A run has two phases. First, in this process, files whose source and
+output have the stats the last run left them with are counted as before,
+unread (:mod:`spam_transpile.statcache`); every other file is read once, and
 files that cannot hold a match statement and files found in the cache are
 settled at once (a cheap regex, no parse). Then the files that really need
 the transpiler go to a pool of worker processes, and each result is written
@@ -16,10 +18,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 import click
 from click.core import ParameterSource
@@ -47,6 +48,7 @@ from spam_transpile.files import (
 from spam_transpile.prescan import may_contain_match
 from spam_transpile.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import PLANNED_TARGETS, SUPPORTED_TARGETS
+from spam_transpile.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
 from spam_transpile.write import (
     LAYOUTS,
     SourceFile,
@@ -70,9 +72,12 @@ PRINT, WRITE, IN_PLACE, CHECK = "print", "write", "in-place", "check"
 # Work done in worker processes (everything here must pickle)
 # --------------------------------------------------------------------------
 
+# Records are NamedTuples or plain classes, not dataclasses: each dataclass
+# takes about half a millisecond to create at import, and a rerun served by
+# the stat cache is mostly start-up.
 
-@dataclass(frozen=True)
-class TranspileJob:
+
+class TranspileJob(NamedTuple):
     filename: str
     text: str
     target: str
@@ -81,8 +86,7 @@ class TranspileJob:
     cached: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class TranspileOutcome:
+class TranspileOutcome(NamedTuple):
     #: output in the keep-lines layout (what the cache holds)
     keep_lines: Optional[str]
     #: output in the requested layout (what is written)
@@ -136,6 +140,10 @@ def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[TranspileOu
     if workers <= 1 or len(jobs) <= 1:
         yield from map(run_job, jobs)
         return
+    # Imported here: multiprocessing is slow to import, and most reruns
+    # transpile nothing.
+    from concurrent.futures import ProcessPoolExecutor
+
     try:
         executor = ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
     except (OSError, NotImplementedError, ImportError):
@@ -161,8 +169,7 @@ def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[TranspileOu
 # --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RunOptions:
+class RunOptions(NamedTuple):
     action: str
     diff: bool
     target: str
@@ -170,18 +177,42 @@ class RunOptions:
     workers: int
 
 
-@dataclass
+#: (message, line, column) of an unreachable-case warning
+CaseWarning = Tuple[str, int, int]
+
+
 class _Loaded:
-    task: Task
-    raw: bytes
-    source: SourceFile
+    """A source read and decoded, on its way to its output."""
+
+    __slots__ = ("task", "raw", "source", "info", "warnings")
+
+    def __init__(
+        self,
+        task: Task,
+        raw: bytes,
+        source: SourceFile,
+        info: Optional[os.stat_result] = None,
+    ) -> None:
+        self.task = task
+        self.raw = raw
+        self.source = source
+        #: the source's stat from before it was read (None for standard input)
+        self.info = info
+        self.warnings: Tuple[CaseWarning, ...] = ()
 
 
 class Runner:
-    def __init__(self, options: RunOptions, reporter: Reporter, cache: Optional[Cache]):
+    def __init__(
+        self,
+        options: RunOptions,
+        reporter: Reporter,
+        cache: Optional[Cache],
+        stat_cache: Optional[StatCache] = None,
+    ) -> None:
         self.options = options
         self.reporter = reporter
         self.cache = cache
+        self.stat_cache = stat_cache
 
     def run(self, plan: Plan, stdin_name: str) -> None:
         for problem in plan.problems:
@@ -199,19 +230,23 @@ class Runner:
         for (loaded, job), outcome in zip(waiting, outcomes):
             self._conclude(loaded, job, outcome)
 
-    # -- phase 1: read, pre-scan, cache ------------------------------------
+    # -- phase 1: stat cache, read, pre-scan, cache -------------------------
 
     def _settle_or_defer(
         self, task: Task, *, from_stdin: bool
     ) -> Optional[Tuple[_Loaded, TranspileJob]]:
+        info = task.info
+        if info is None and not from_stdin:
+            info = _stat_quietly(task.name)  # a file named on the command line
+        if info is not None and self._settled_by_stat(task, info):
+            return None
         if not task.python:
-            self._copy_verbatim(task)
+            self._copy_verbatim(task, info)
             return None
         try:
-            raw, mode = _read_stdin() if from_stdin else read_bytes(task.source)
-            loaded = _Loaded(task, raw, decode_source(raw, str(task.source), mode))
+            loaded = _load(task, info, from_stdin=from_stdin)
         except TranspileError as exc:
-            self.reporter.failed(exc.format())
+            self._fail(task, exc.format())
             return None
         text = loaded.source.text
         # Cheapest first: a substring test, the regex pre-scan, then ours.
@@ -222,30 +257,59 @@ class Runner:
         ):
             self._deliver(loaded, text, 0)
             return None
-        cached = self._cached(raw)
+        cached = self._cached(loaded.raw)
         if cached is not None and cached.startswith(_ERROR_MARK):
-            self.reporter.failed(_cached_error(cached, str(task.source)))
+            self._fail(task, _cached_error(cached, task.name))
             return None
         if cached is not None:
-            self._report_warnings(self._cached_warnings(raw), str(task.source))
+            loaded.warnings = self._cached_warnings(loaded.raw)
+            self._report_warnings(loaded.warnings, task.name)
         if cached is not None and self.options.layout == "keep-lines":
             self._deliver(loaded, cached, count_lowered_matches(text, cached))
             return None
         job = TranspileJob(
-            str(task.source), text, self.options.target, self.options.layout, cached
+            task.name, text, self.options.target, self.options.layout, cached
         )
         return loaded, job
 
-    def _cached_warnings(self, raw: bytes) -> List[Tuple[str, int, int]]:
+    def _settled_by_stat(self, task: Task, info: os.stat_result) -> bool:
+        """Count a file the last run left as it still is, without reading it."""
+        if self.stat_cache is None:
+            return False
+        hit = self.stat_cache.lookup(
+            task.absolute, info, python=task.python, destination=self._output_of(task)
+        )
+        if hit is None:
+            return False
+        if hit.warnings:
+            # They come from the source, which is as it was: say them again.
+            self._report_warnings(hit.warnings, task.name)
+        if hit.outcome == COPIED:
+            self.reporter.copied(task.name)
+        elif hit.outcome == TRANSPILED:
+            self.reporter.transpiled(task.name, hit.matches)
+        else:
+            self.reporter.unchanged(task.name)
+        return True
+
+    def _output_of(self, task: Task) -> Optional[str]:
+        """The file this run writes for ``task`` besides the source, if any."""
+        return task.output if self.options.action == WRITE else None
+
+    def _fail(self, task: Task, formatted_error: str) -> None:
+        # A failed file is never remembered, so every run reports it again.
+        if self.stat_cache is not None:
+            self.stat_cache.forget(task.absolute)
+        self.reporter.failed(formatted_error)
+
+    def _cached_warnings(self, raw: bytes) -> Tuple[CaseWarning, ...]:
         hit = self.cache.get(raw + _WARNINGS_KEY) if self.cache is not None else None
         try:
-            return [tuple(w) for w in json.loads(hit)] if hit else []  # type: ignore[misc]
+            return tuple(tuple(w) for w in json.loads(hit)) if hit else ()  # type: ignore[misc]
         except (ValueError, TypeError):
-            return []
+            return ()
 
-    def _report_warnings(
-        self, warnings: Sequence[Tuple[str, int, int]], path: str
-    ) -> None:
+    def _report_warnings(self, warnings: Sequence[CaseWarning], path: str) -> None:
         for message, line, column in warnings:
             self.reporter.warning(f"{path}:{line}:{column}: warning: {message}")
 
@@ -272,8 +336,8 @@ class Runner:
                 # Remember what is wrong, so a rerun does not parse it again.
                 entry = _ERROR_MARK + json.dumps(outcome.cacheable_error)
                 self.cache.put(loaded.raw, entry.encode("utf-8"))
-            self.reporter.failed(
-                outcome.error or f"{job.filename}:1:1: error: no output"
+            self._fail(
+                loaded.task, outcome.error or f"{job.filename}:1:1: error: no output"
             )
             return
         if self.cache is not None and job.cached is None:
@@ -283,7 +347,8 @@ class Runner:
                 loaded.raw + _WARNINGS_KEY, json.dumps(outcome.warnings).encode()
             )
         if job.cached is None:
-            self._report_warnings(outcome.warnings, str(loaded.task.source))
+            loaded.warnings = outcome.warnings
+            self._report_warnings(outcome.warnings, loaded.task.name)
         matches = count_lowered_matches(job.text, outcome.keep_lines)
         self._deliver(loaded, outcome.final, matches)
 
@@ -297,15 +362,42 @@ class Runner:
         except OSError as exc:
             where = task.destination if self.options.action == WRITE else task.source
             reason = exc.strerror or str(exc)
-            self.reporter.failed(f"{where}:1:1: error: cannot write file: {reason}")
+            self._fail(task, f"{where}:1:1: error: cannot write file: {reason}")
             return
         except TranspileError as exc:
-            self.reporter.failed(exc.format())
+            self._fail(task, exc.format())
             return
+        self._remember(loaded, changed, matches)
         if changed:
-            self.reporter.transpiled(str(task.source), matches)
+            self.reporter.transpiled(task.name, matches)
         else:
-            self.reporter.unchanged(str(task.source))
+            self.reporter.unchanged(task.name)
+
+    def _remember(self, loaded: _Loaded, changed: bool, matches: int) -> None:
+        """Put a delivered file in the stat cache (the output is written by now)."""
+        if self.stat_cache is None:
+            return
+        task = loaded.task
+        if self.options.action == IN_PLACE and changed:
+            # The output is the source: its stat is taken after the rewrite,
+            # and a full rerun would find nothing left to lower in it.
+            rewritten = _stat_quietly(task.name)
+            self.stat_cache.record(
+                task.absolute,
+                rewritten,
+                destination=None,
+                outcome=UNCHANGED,
+                written=True,
+            )
+            return
+        self.stat_cache.record(
+            task.absolute,
+            loaded.info,
+            destination=self._output_of(task),
+            outcome=TRANSPILED if changed else UNCHANGED,
+            matches=matches,
+            warnings=loaded.warnings,
+        )
 
     def _emit(
         self, task: Task, loaded: _Loaded, output: str, data: bytes, changed: bool
@@ -323,24 +415,28 @@ class Runner:
             # Through symbolic links: rewrite the file, keep the link.
             write_atomic(Path(os.path.realpath(task.source)), data, mode, durable=True)
         if self.options.diff and changed:
-            _write_stdout(
-                unified_diff(loaded.source.text, output, str(task.source)).encode()
-            )
+            _write_stdout(unified_diff(loaded.source.text, output, task.name).encode())
 
-    def _copy_verbatim(self, task: Task) -> None:
+    def _copy_verbatim(self, task: Task, info: Optional[os.stat_result]) -> None:
         assert task.destination is not None
         try:
             _refuse_overwriting_source(task)
-            mode = task.source.stat().st_mode & 0o7777
+            if info is None:
+                info = task.source.stat()
+            mode = info.st_mode & 0o7777
             if not same_file_copy(task.source, task.destination, mode):
                 copy_atomic(task.source, task.destination, mode)
         except TranspileError as exc:
-            self.reporter.failed(exc.format())
+            self._fail(task, exc.format())
             return
         except OSError as exc:
-            self.reporter.failed(f"{task.source}:1:1: error: {describe_os_error(exc)}")
+            self._fail(task, f"{task.source}:1:1: error: {describe_os_error(exc)}")
             return
-        self.reporter.copied(str(task.source))
+        if self.stat_cache is not None:
+            self.stat_cache.record(
+                task.absolute, info, destination=task.output, outcome=COPIED
+            )
+        self.reporter.copied(task.name)
 
 
 # Cached errors start with a NUL, which no transpiled source can contain
@@ -360,8 +456,21 @@ def _cached_error(entry: str, filename: str) -> str:
     ).format()
 
 
-def _read_stdin() -> Tuple[bytes, int]:
-    return click.get_binary_stream("stdin").read(), 0o644
+def _load(task: Task, info: Optional[os.stat_result], *, from_stdin: bool) -> _Loaded:
+    """Read and decode one source; raises TranspileError saying why not."""
+    if from_stdin:
+        raw = click.get_binary_stream("stdin").read()
+        return _Loaded(task, raw, decode_source(raw, task.name, 0o644))
+    raw, info = read_bytes(task.source, info)
+    source = decode_source(raw, task.name, info.st_mode & 0o7777)
+    return _Loaded(task, raw, source, info)
+
+
+def _stat_quietly(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None  # reported when the file is read
 
 
 def _write_stdout(data: bytes) -> None:
@@ -381,7 +490,7 @@ def _refuse_overwriting_source(task: Task) -> None:
         if os.path.samefile(destination, task.source):
             raise TranspileError(
                 f"refusing to overwrite the source with its output ({destination})",
-                filename=str(task.source),
+                filename=task.name,
             )
 
 
@@ -496,6 +605,9 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
     PATH may be files, folders, or - for standard input. Exit status: 0 ok,
     1 --check found files to transpile, 2 errors.
     """
+    # Before any file is looked at: the stat cache trusts only files last
+    # changed well before this moment.
+    started_ns = time.time_ns()
     try:
         config_path = _apply_config(ctx, paths, options)
     except ConfigError as exc:
@@ -515,14 +627,19 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
     one_file = plan.stdin or (len(paths) == 1 and not os.path.isdir(paths[0]))
     reporter.show_summary = not (one_file and run_options.action in (PRINT, WRITE))
     cache = Cache(f"target={run_options.target}") if options["cache"] else None
-    _describe_settings(reporter, config_path, cache, run_options)
+    stat_cache = _stat_cache(options, run_options, plan, started_ns)
+    _describe_settings(reporter, config_path, cache, stat_cache, run_options)
     try:
-        Runner(run_options, reporter, cache).run(
+        Runner(run_options, reporter, cache, stat_cache).run(
             plan, options["stdin_filename"] or "<stdin>"
         )
     except KeyboardInterrupt:
         reporter.error("interrupted; files already written are complete")
         sys.exit(130)
+    finally:
+        # Also after Ctrl-C: what was recorded is true of the files.
+        if stat_cache is not None:
+            stat_cache.save()
     sys.exit(reporter.finish())
 
 
@@ -624,16 +741,42 @@ def _plan(
         sys.exit(EXIT_ERROR)
 
 
+def _stat_cache(
+    options: Dict[str, Any], run_options: RunOptions, plan: Plan, started_ns: int
+) -> Optional[StatCache]:
+    """The stat cache for this run, loaded; None when it cannot vouch for the output."""
+    # Printing a result (standard output, --diff) needs the file's text, and
+    # standard input has no stat.
+    if (
+        not options["cache"]
+        or plan.stdin
+        or run_options.diff
+        or run_options.action == PRINT
+    ):
+        return None
+    stat_cache = StatCache.for_run(
+        action=run_options.action,
+        target=run_options.target,
+        layout=run_options.layout,
+        output=options["output"],
+        started_ns=started_ns,
+    )
+    stat_cache.load()
+    return stat_cache
+
+
 def _describe_settings(
     reporter: Reporter,
     config_path: Optional[Path],
     cache: Optional[Cache],
+    stat_cache: Optional[StatCache],
     options: RunOptions,
 ) -> None:
     reporter.note(
         f"configuration: {config_path or 'none (no [tool.spam-transpile] found)'}"
     )
     reporter.note(f"cache: {cache.directory if cache else 'off'}")
+    reporter.note(f"stat cache: {stat_cache.path if stat_cache else 'off'}")
     reporter.note(
         f"target {options.target}, layout {options.layout}, up to {options.workers} workers"
     )

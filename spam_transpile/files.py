@@ -17,9 +17,19 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 STDIN = "-"
 
@@ -52,22 +62,49 @@ DEFAULT_EXCLUDE: Tuple[str, ...] = (
 VENV_MARKER = "pyvenv.cfg"
 
 
-@dataclass(frozen=True)
 class Task:
-    """One file to handle: transpile it (``python``) or copy it verbatim."""
+    """One file to handle: transpile it (``python``) or copy it verbatim.
 
-    source: Path
-    destination: Optional[Path]
-    python: bool
-    #: the source's stat (links followed) taken by the walk, so the stat
-    #: cache can tell an unchanged file without a second system call
-    info: Optional[os.stat_result] = field(default=None, compare=False)
-    #: ``os.path.abspath(source)``: the stat cache's key
-    absolute: str = field(default="", compare=False)
+    The paths are kept as the strings the walk builds (``name``,
+    ``output``); ``source`` and ``destination`` make Path objects on
+    demand. A rerun served by the stat cache needs only the strings, and
+    two Path objects per file are a good share of such a run on a big tree.
+    """
+
+    __slots__ = ("name", "output", "python", "info", "absolute")
+
+    def __init__(
+        self,
+        source: "Union[str, os.PathLike[str]]",
+        destination: "Union[str, os.PathLike[str], None]",
+        python: bool,
+        info: Optional[os.stat_result] = None,
+        absolute: str = "",
+    ) -> None:
+        #: the source as given or found (what messages show)
+        self.name = os.fspath(source)
+        #: where its output goes, with -o
+        self.output = None if destination is None else os.fspath(destination)
+        self.python = python
+        #: the source's stat (links followed) taken by the walk, so the
+        #: stat cache can tell an unchanged file without another system call
+        self.info = info
+        #: ``os.path.abspath(source)``: the stat cache's key
+        self.absolute = absolute or os.path.abspath(self.name)
+
+    @property
+    def source(self) -> Path:
+        return Path(self.name)
+
+    @property
+    def destination(self) -> Optional[Path]:
+        return None if self.output is None else Path(self.output)
+
+    def __repr__(self) -> str:
+        return f"Task({self.name!r}, {self.output!r}, python={self.python})"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """A path that cannot be handled, with the reason (reported as an error)."""
 
     path: str
@@ -140,12 +177,15 @@ class _GlobSet:
         self.names = _alternatives(names)
         self.paths = _alternatives(paths)
 
-    def matches(self, relative: str) -> bool:
+    def matches(self, relative: str, name: Optional[str] = None) -> bool:
+        """Whether a glob matches; ``name`` is the last part of ``relative``, if known."""
         if self.paths is not None and self.paths.match(relative):
             return True
         if self.names is None:
             return False
-        return self.names.match(relative[relative.rfind("/") + 1 :]) is not None
+        if name is None:
+            name = relative[relative.rfind("/") + 1 :]
+        return self.names.match(name) is not None
 
 
 def _alternatives(sources: List[str]) -> "Optional[re.Pattern[str]]":
@@ -154,16 +194,26 @@ def _alternatives(sources: List[str]) -> "Optional[re.Pattern[str]]":
     return re.compile("(?:" + "|".join(f"(?:{s})" for s in sources) + r")\Z")
 
 
-@dataclass(frozen=True)
 class Filters:
     """Include/exclude globs, relative to ``root`` (the project root)."""
 
-    root: Path
-    include: Tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: Tuple[str, ...] = ()
-    force_exclude: Tuple[str, ...] = ()
-    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+    # A plain class, as are Task and Plan: dataclasses are slow to create at
+    # import, which a rerun served by the stat cache mostly is.
+
+    def __init__(
+        self,
+        root: Path,
+        include: Tuple[str, ...] = DEFAULT_INCLUDE,
+        exclude: Tuple[str, ...] = DEFAULT_EXCLUDE,
+        extend_exclude: Tuple[str, ...] = (),
+        force_exclude: Tuple[str, ...] = (),
+    ) -> None:
+        self.root = root
+        self.include = include
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.force_exclude = force_exclude
+        self._compiled: Dict[Tuple[str, ...], _GlobSet] = {}
 
     def _globs(self, *kinds: str) -> _GlobSet:
         if kinds not in self._compiled:
@@ -180,9 +230,14 @@ class Filters:
     # The checks take the path relative to the root as a "/" string, which
     # the walk builds as it goes: cheaper than pathlib for every entry.
 
+    def exclusions(self) -> _GlobSet:
+        return self._globs("exclude", "extend_exclude", "force_exclude")
+
+    def inclusions(self) -> _GlobSet:
+        return self._globs("include")
+
     def excluded(self, relative: str) -> bool:
-        globs = self._globs("exclude", "extend_exclude", "force_exclude")
-        return globs.matches(relative)
+        return self.exclusions().matches(relative)
 
     def force_excluded(self, relative: str) -> bool:
         # A named path was not reached by walking, so its folders count too:
@@ -193,7 +248,7 @@ class Filters:
         return any(globs.matches(prefix) for prefix in prefixes)
 
     def included(self, relative: str) -> bool:
-        return self._globs("include").matches(relative)
+        return self.inclusions().matches(relative)
 
 
 # --------------------------------------------------------------------------
@@ -201,74 +256,107 @@ class Filters:
 # --------------------------------------------------------------------------
 
 
-#: what the walk yields: (file, included as Python, problem, its stat)
-Found = Tuple[Path, bool, Optional[str], Optional[os.stat_result]]
+#: what the walk yields: (file, absolute path, included as Python, problem,
+#: its stat)
+Found = Tuple[str, str, bool, Optional[str], Optional[os.stat_result]]
 
 
 def walk(directory: Path, filters: Filters) -> Iterator[Found]:
-    """Yield (file, included as Python, problem, stat) for every file under ``directory``.
+    """Yield (file, absolute, Python?, problem, stat) for every file under ``directory``.
 
     Excluded folders are not entered and excluded files not yielded.
     Symbolic links are followed (the stat is the target's); a link back to
     a folder being walked is a loop and is reported instead of followed
-    forever.
+    forever. Paths are strings, joined as ``directory / name`` would be.
     """
+    name = str(directory)
     try:
-        info = directory.stat()
+        info = os.stat(name)
     except OSError as exc:
-        yield directory, False, _os_problem(exc), None
+        yield name, os.path.abspath(name), False, _os_problem(exc), None
         return
     identity = frozenset({(info.st_dev, info.st_ino)})
-    yield from _walk(directory, filters.relative(directory), filters, identity)
+    top = _Folder(name, os.path.abspath(name), filters.relative(directory))
+    # Collected into a list: passing every file up through one nested
+    # generator per folder level costs more than the walk's own work.
+    found: List[Found] = []
+    _walk(top, filters, identity, found)
+    yield from found
+
+
+class _Folder(NamedTuple):
+    """A folder being walked: as shown, absolute, and relative to the root."""
+
+    name: str
+    absolute: str
+    relative: str
+
+    def child(self, entry: str) -> "_Folder":
+        relative = f"{self.relative}/{entry}" if self.relative else entry
+        return _Folder(_join(self.name, entry), _join(self.absolute, entry), relative)
+
+
+def _join(folder: str, name: str) -> str:
+    # As pathlib joins: Path(".") / "a" is "a", not "./a".
+    return name if folder == "." else os.path.join(folder, name)
 
 
 def _walk(
-    directory: Path,
-    relative: str,
+    folder: _Folder,
     filters: Filters,
     ancestors: FrozenSet[Tuple[int, int]],
-) -> Iterator[Found]:
+    found: List[Found],
+) -> None:
     try:
-        with os.scandir(directory) as scan:
+        with os.scandir(folder.name) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError as exc:
         problem = "cannot read directory: " + (exc.strerror or str(exc))
-        yield directory, False, problem, None
+        found.append((folder.name, folder.absolute, False, problem, None))
         return
+    # Per entry only string concatenation: this loop sees every file.
+    shown = "" if folder.name == "." else os.path.join(folder.name, "")
+    absolute = os.path.join(folder.absolute, "")
+    relative = f"{folder.relative}/" if folder.relative else ""
+    exclude, include = filters.exclusions(), filters.inclusions()
     for entry in entries:
-        path = directory / entry.name
-        child = f"{relative}/{entry.name}" if relative else entry.name
-        if filters.excluded(child):
+        name = entry.name
+        child = relative + name
+        if exclude.matches(child, name):
             continue
         try:
             info = os.stat(entry.path)  # follows symbolic links
         except OSError as exc:
-            yield path, False, _os_problem(exc, link=entry.is_symlink()), None
+            problem = _os_problem(exc, link=entry.is_symlink())
+            found.append((shown + name, absolute + name, False, problem, None))
             continue
         if stat.S_ISDIR(info.st_mode):
-            yield from _walk_folder(path, child, info, filters, ancestors)
+            _walk_folder(folder.child(name), info, filters, ancestors, found)
         elif stat.S_ISREG(info.st_mode):
-            yield path, filters.included(child), None, info
-        elif filters.included(child):
-            yield path, True, "not a regular file (a device, socket or pipe)", None
+            python = include.matches(child, name)
+            found.append((shown + name, absolute + name, python, None, info))
+        elif include.matches(child, name):
+            problem = "not a regular file (a device, socket or pipe)"
+            found.append((shown + name, absolute + name, True, problem, None))
 
 
 def _walk_folder(
-    path: Path,
-    relative: str,
+    folder: _Folder,
     info: os.stat_result,
     filters: Filters,
     ancestors: FrozenSet[Tuple[int, int]],
-) -> Iterator[Found]:
+    found: List[Found],
+) -> None:
     identity = (info.st_dev, info.st_ino)
+    path = folder.name
     if identity in ancestors:
-        target = os.readlink(path) if path.is_symlink() else str(path)
+        target = os.readlink(path) if os.path.islink(path) else path
         loop = f"symbolic link loop: {path} -> {target} leads back to a folder above it"
-        yield path, False, loop, None
+        found.append((path, folder.absolute, False, loop, None))
         return
-    if (path / VENV_MARKER).is_file():
+    if os.path.isfile(os.path.join(path, VENV_MARKER)):
         return  # a virtual environment under another name
-    yield from _walk(path, relative, filters, ancestors | {identity})
+    _walk(folder, filters, ancestors | {identity}, found)
 
 
 def _os_problem(exc: OSError, *, link: bool = False) -> str:
@@ -284,13 +372,15 @@ def _os_problem(exc: OSError, *, link: bool = False) -> str:
 # --------------------------------------------------------------------------
 
 
-@dataclass
 class Plan:
-    tasks: List[Task] = field(default_factory=list)
-    problems: List[Problem] = field(default_factory=list)
-    stdin: bool = False
-    #: where standard input's result goes (None: standard output)
-    stdin_destination: Optional[Path] = None
+    def __init__(
+        self, *, stdin: bool = False, stdin_destination: Optional[Path] = None
+    ) -> None:
+        self.tasks: List[Task] = []
+        self.problems: List[Problem] = []
+        self.stdin = stdin
+        #: where standard input's result goes (None: standard output)
+        self.stdin_destination = stdin_destination
 
 
 def make_plan(
@@ -329,11 +419,11 @@ def _expand(
     if filters.force_excluded(filters.relative(path)):
         return
     if path.is_dir():
-        for file, python, problem, info in walk(path, filters):
+        for file, absolute, python, problem, info in walk(path, filters):
             if problem is not None:
-                plan.problems.append(Problem(str(file), problem))
+                plan.problems.append(Problem(file, problem))
             elif python or mirror_others:
-                _add(plan, seen, mapping, file, python, info)
+                _add(plan, seen, mapping, file, absolute, python, info)
         return
     if path.exists() and not path.is_file():
         plan.problems.append(
@@ -347,21 +437,21 @@ def _expand(
         return
     # A file named on the command line is Python whatever its name (as black
     # does); a broken link or loop is reported when it is read.
-    _add(plan, seen, mapping, path, True, None)
+    _add(plan, seen, mapping, str(path), os.path.abspath(path), True, None)
 
 
 def _add(
     plan: Plan,
     seen: Set[str],
     mapping: "_Mapper",
-    source: Path,
+    source: str,
+    absolute: str,
     python: bool,
     info: Optional[os.stat_result],
 ) -> None:
-    absolute = os.path.abspath(source)
     if absolute not in seen:  # the same file named twice, or reached twice
         seen.add(absolute)
-        destination = mapping(source, absolute)
+        destination = mapping(absolute)
         plan.tasks.append(Task(source, destination, python, info, absolute))
 
 
@@ -374,17 +464,23 @@ class _Mapper:
         self.base = base
         self.output = output
         self.single_file = single_file
+        # Destinations are joined as strings: one Path per file would be a
+        # good share of a rerun served by the stat cache.
+        self._prefix = "" if base is None else os.path.join(str(base), "")
+        if output is None or str(output) == ".":
+            self._output = ""  # as pathlib joins: Path(".") / "a" is "a"
+        else:
+            self._output = os.path.join(str(output), "")
 
-    def __call__(self, source: Path, absolute: str) -> Optional[Path]:
-        """Where ``source`` (``absolute`` is its absolute path) goes."""
+    def __call__(self, absolute: str) -> Optional[str]:
+        """Where the source whose absolute path is ``absolute`` goes."""
         if self.output is None:
             return None
         if self.single_file or self.base is None:
-            return self.output
-        prefix = os.path.join(str(self.base), "")
-        if absolute.startswith(prefix):  # always, by construction; cheap
-            return self.output / absolute[len(prefix) :]
-        return self.output / Path(absolute).relative_to(self.base)
+            return str(self.output)
+        if absolute.startswith(self._prefix):  # always, by construction; cheap
+            return self._output + absolute[len(self._prefix) :]
+        return str(self.output / Path(absolute).relative_to(self.base))
 
 
 def _destination_mapper(paths: Sequence[str], output: Optional[Path]) -> _Mapper:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 from typing import Callable, List, Optional, TextIO
 
 EXIT_OK = 0
@@ -23,14 +22,24 @@ EXIT_CHECK_FAILED = 1
 EXIT_ERROR = 2
 
 
-@dataclass
 class Counters:
-    transpiled: int = 0
-    unchanged: int = 0
-    copied: int = 0
-    failed: int = 0
-    matches: int = 0
-    would_change: List[str] = field(default_factory=list)
+    # Not a dataclass: those are slow to create at import, and a rerun
+    # served by the stat cache is mostly start-up.
+
+    def __init__(
+        self,
+        transpiled: int = 0,
+        unchanged: int = 0,
+        copied: int = 0,
+        failed: int = 0,
+        matches: int = 0,
+    ) -> None:
+        self.transpiled = transpiled
+        self.unchanged = unchanged
+        self.copied = copied
+        self.failed = failed
+        self.matches = matches
+        self.would_change: List[str] = []
 
 
 _MATCH_LINE = re.compile(r"[ \t\f]*match\b")

@@ -10,15 +10,13 @@ source's permission bits. This module also holds the two output layouts
 from __future__ import annotations
 
 import ast
-import difflib
 import io
 import os
 import shutil
 import tempfile
 import tokenize
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from spam_transpile.errors import TranspileError
 
@@ -26,8 +24,11 @@ LAYOUTS = ("keep-lines", "readable")
 READABLE_LINE_LENGTH = 88
 
 
-@dataclass(frozen=True)
-class SourceFile:
+# NamedTuples and plain classes, not dataclasses: those are slow to create
+# at import, and a rerun served by the stat cache is mostly start-up.
+
+
+class SourceFile(NamedTuple):
     text: str
     encoding: str
     #: permission bits of the source, given to outputs
@@ -192,6 +193,8 @@ def same_file_copy(source: Path, path: Path, mode: int) -> bool:
 
 
 def unified_diff(before: str, after: str, name: str) -> str:
+    import difflib  # only --diff needs it; start-up time matters for reruns
+
     lines = difflib.unified_diff(
         before.splitlines(keepends=True),
         after.splitlines(keepends=True),
@@ -285,17 +288,16 @@ _BREAK_BEFORE = {"for", "if", "else", "and", "or", "async"}
 _INDENT = "    "
 
 
-@dataclass
-class _Leaf:
+class _Leaf(NamedTuple):
     text: str
     space_before: str
 
 
-@dataclass
 class _Group:
-    opener: _Leaf
-    children: List["_Node"] = field(default_factory=list)
-    closer: Optional[_Leaf] = None
+    def __init__(self, opener: _Leaf) -> None:
+        self.opener = opener
+        self.children: List["_Node"] = []
+        self.closer: Optional[_Leaf] = None
 
     @property
     def space_before(self) -> str:

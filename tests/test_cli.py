@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import os
 import shutil
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -24,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 from spam_transpile import cli as cli_module
+from spam_transpile import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
 from spam_transpile.config import ConfigError, find_pyproject, read_config
 from spam_transpile.files import (
@@ -1196,3 +1199,340 @@ def test_unreachable_cases_are_warned_about_also_on_cache_hits(tmp_path: Path) -
         assert warning in result.stderr.splitlines()
     quiet = invoke([str(tmp_path / "src"), "-o", str(tmp_path / "third"), "-q"])
     assert "warning" not in quiet.stderr
+
+
+# --------------------------------------------------------------------------
+# The stat cache: reruns that open no file
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust files written just before a run, as if they were old.
+
+    The stat cache leaves out sources changed less than two seconds before
+    a run (a later change in the same timestamp tick would go unseen);
+    tests write their trees a moment before running on them.
+    """
+    monkeypatch.setattr(statcache_module, "RACY_MARGIN_NS", 0)
+
+
+class Reads:
+    """Records every file the run opens under ``root`` (or forbids it)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+        self.root = str(root)
+        self.paths: List[str] = []
+        self.forbidden = False
+        real_read, real_open = Path.read_bytes, open
+        reads = self
+
+        def read_bytes(path: Path) -> bytes:
+            reads.saw(path)
+            return real_read(path)
+
+        def opening(file: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(file, (str, Path)):
+                reads.saw(file)
+            return real_open(file, *args, **kwargs)
+
+        def transpiling(source: str, **kwargs: Any) -> Any:
+            reads.saw(str(kwargs.get("filename")))
+            return transpile_with_warnings(source, **kwargs)
+
+        monkeypatch.setattr(Path, "read_bytes", read_bytes)
+        monkeypatch.setattr("builtins.open", opening)
+        monkeypatch.setattr(cli_module, "transpile_with_warnings", transpiling)
+
+    def saw(self, path: Any) -> None:
+        name = os.path.abspath(path)
+        if name.startswith(self.root):
+            assert not self.forbidden, f"the run opened {name}"
+            self.paths.append(name)
+
+    def names(self) -> List[str]:
+        return sorted({Path(p).name for p in self.paths})
+
+
+def _summary(stderr: str) -> str:
+    """The summary line without its time."""
+    return stderr.strip().splitlines()[-1].rsplit(" in ", 1)[0]
+
+
+def _stat_files(cache: Path) -> List[Path]:
+    return sorted(cache.rglob("stat-*.json"))
+
+
+STAT_TREE = {
+    "a.py": MATCHING,
+    "talk.py": TALK,
+    "plain.py": PLAIN,
+    "data/notes.txt": "notes\n",
+}
+
+
+def test_stat_cache_rerun_into_the_same_output_opens_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", STAT_TREE)
+    args = [str(src), "-o", str(tmp_path / "out"), "-j", "1"]
+    first = invoke(args)
+    assert first.exit_code == 0, first.stderr
+    built = snapshot(tmp_path / "out")
+    reads = Reads(monkeypatch, tmp_path)
+    for _ in range(2):
+        reads.forbidden = True
+        again = invoke(args)
+        reads.forbidden = False
+        assert again.exit_code == 0, again.stderr
+        # Same counts, same warnings, same files, nothing opened.
+        assert (
+            _summary(again.stderr)
+            == _summary(first.stderr)
+            == (
+                "2 files transpiled, 1 unchanged, 1 other file copied, 0 failed; "
+                "2 match statements lowered"
+            )
+        )
+        assert again.stderr.splitlines()[:-1] == first.stderr.splitlines()[:-1]
+        assert ": warning: unreachable case" in again.stderr
+        assert snapshot(tmp_path / "out") == built
+
+
+def test_stat_cache_check_and_in_place_reruns_open_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING, "plain.py": PLAIN})
+    check = invoke([str(src), "--check", "-j", "1"])
+    assert check.exit_code == 1
+    reads = Reads(monkeypatch, tmp_path)
+    reads.forbidden = True
+    again = invoke([str(src), "--check", "-j", "1"])
+    assert again.exit_code == 1
+    assert again.stderr.splitlines()[:-1] == check.stderr.splitlines()[:-1]
+    assert _summary(again.stderr) == _summary(check.stderr)
+    assert f"would transpile {src / 'a.py'}" in again.stderr
+    reads.forbidden = False
+    rewrite = invoke([str(src), "--in-place", "-j", "1"])
+    assert _summary(rewrite.stderr).startswith("1 file transpiled, 1 unchanged")
+    rewritten = (src / "a.py").read_bytes()
+    # The rewritten source is remembered as written: the next run opens
+    # nothing and counts what a full run counts.
+    reads.forbidden = True
+    after = invoke([str(src), "--in-place", "-j", "1"])
+    assert after.exit_code == 0, after.stderr
+    reads.forbidden = False
+    full = invoke([str(src), "--in-place", "-j", "1", "--no-cache"])
+    assert _summary(after.stderr) == _summary(full.stderr)
+    assert _summary(full.stderr).startswith("0 files transpiled, 2 unchanged")
+    assert (src / "a.py").read_bytes() == rewritten
+
+
+def test_stat_cache_picks_up_changed_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING, "plain.py": PLAIN})
+    out = tmp_path / "out"
+    args = [str(src), "-o", str(out), "-j", "1"]
+    assert invoke(args).exit_code == 0
+    reads = Reads(monkeypatch, tmp_path / "src")
+    # Another size.
+    (src / "plain.py").write_text(PLAIN + "x = 1\n", encoding="utf-8")
+    assert invoke(args).exit_code == 0
+    assert reads.names() == ["plain.py"]
+    assert (out / "plain.py").read_text("utf-8") == PLAIN + "x = 1\n"
+    # The same size, written a second later.
+    reads.paths.clear()
+    edited = MATCHING.replace("a + b", "a - b")
+    _write_later(src / "a.py", edited)
+    assert invoke(args).exit_code == 0
+    assert reads.names() == ["a.py"]
+    assert (out / "a.py").read_text("utf-8") == transpile(edited)
+
+
+def _write_later(path: Path, text: str) -> None:
+    """Rewrite ``path`` as an edit made a second after the last one would."""
+    before = path.stat().st_mtime_ns
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(before + 10**9, before + 10**9))
+
+
+def test_stat_cache_sees_a_source_changed_back_with_its_old_mtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    # cp -p, rsync -t and `touch -r` restore an mtime; the ctime (which any
+    # write moves and nothing can set back) still tells.
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING})
+    out = tmp_path / "out"
+    args = [str(src), "-o", str(out), "-j", "1"]
+    assert invoke(args).exit_code == 0
+    old = (src / "a.py").stat()
+    time.sleep(0.05)  # past the file system's timestamp tick
+    edited = MATCHING.replace("a + b", "a - b")
+    (src / "a.py").write_text(edited, encoding="utf-8")
+    os.utime(src / "a.py", ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert invoke(args).exit_code == 0
+    assert (out / "a.py").read_text("utf-8") == transpile(edited)
+    # ... and back: the first content under a new stat.
+    time.sleep(0.05)
+    (src / "a.py").write_text(MATCHING, encoding="utf-8")
+    os.utime(src / "a.py", ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert invoke(args).exit_code == 0
+    assert (out / "a.py").read_text("utf-8") == transpile(MATCHING)
+
+
+def test_stat_cache_rewrites_deleted_and_edited_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", STAT_TREE)
+    out = tmp_path / "out"
+    args = [str(src), "-o", str(out), "-j", "1"]
+    first = invoke(args)
+    built = snapshot(out)
+    (out / "a.py").unlink()
+    (out / "data" / "notes.txt").unlink()
+    _write_later(out / "plain.py", PLAIN.replace("a", "b"))
+    (out / "talk.py").chmod(0o700)
+    reads = Reads(monkeypatch, tmp_path / "src")
+    again = invoke(args)
+    assert again.exit_code == 0, again.stderr
+    assert _summary(again.stderr) == _summary(first.stderr)
+    assert snapshot(out) == built
+    assert reads.names() == ["a.py", "notes.txt", "plain.py", "talk.py"]
+
+
+def test_stat_cache_follows_symbolic_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"x.txt": "x = 1\n", "y.txt": "y = 2\n"})
+    os.utime(src / "y.txt", ns=(0, (src / "x.txt").stat().st_mtime_ns))
+    (src / "m.py").symlink_to("x.txt")
+    out = tmp_path / "out"
+    args = [str(src), "-o", str(out), "-j", "1"]
+    assert invoke(args).exit_code == 0
+    # Pointed at a file of the same size and mtime: still a new file.
+    (src / "m.py").unlink()
+    (src / "m.py").symlink_to("y.txt")
+    assert invoke(args).exit_code == 0
+    assert (out / "m.py").read_text("utf-8") == "y = 2\n"
+
+
+def test_stat_cache_leaves_out_files_changed_just_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No `settled` here: a file written a moment ago may still change
+    # within the same timestamp tick, so the rerun reads it again.
+    src = make_tree(tmp_path / "src", {"old.py": PLAIN})
+    time.sleep(0.2)
+    make_tree(src, {"a.py": MATCHING})
+    monkeypatch.setattr(statcache_module, "RACY_MARGIN_NS", 10**8)
+    args = [str(src), "--check", "-j", "1"]
+    assert invoke(args).exit_code == 1
+    reads = Reads(monkeypatch, src)
+    assert invoke(args).exit_code == 1
+    assert reads.names() == ["a.py"]
+
+
+def test_stat_cache_never_remembers_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settled: None
+) -> None:
+    src = make_tree(
+        tmp_path / "src", {"bad.py": "match x:\n    case [:\n", "a.py": MATCHING}
+    )
+    (src / "latin.py").write_bytes(b"x = '\xff'\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "a.py").mkdir()  # cannot be written
+    args = [str(src), "-o", str(tmp_path / "out"), "-j", "1"]
+    first = invoke(args)
+    reads = Reads(monkeypatch, src)
+    for _ in range(2):
+        again = invoke(args)
+        assert again.exit_code == 2
+        assert again.stderr.count(": error: ") == 3 == first.stderr.count(": error: ")
+        assert reads.names() == ["a.py", "bad.py", "latin.py"]
+        reads.paths.clear()
+
+
+def test_stat_cache_damaged_file_is_an_empty_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private_cache: Path, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", STAT_TREE)
+    out = tmp_path / "out"
+    args = [str(src), "-o", str(out), "-j", "1"]
+    first = invoke(args)
+    built = snapshot(out)
+    [stat_file] = _stat_files(private_cache)
+    good = stat_file.read_bytes()
+    entries = json.loads(good)["entries"]
+    damaged_entries = {
+        key: [value[0], value[1], value[2], "transpiled", -1, [["x"]]]
+        for key, value in entries.items()
+    }
+    for damage in (
+        good[: len(good) // 2],
+        b"\xff\xfe garbage",
+        b"[" * 100000,
+        b'{"format": 1, "entries": []}',
+        b'{"format": 99, "entries": {}}',
+        json.dumps({"format": 1, "entries": damaged_entries}).encode(),
+        json.dumps({"format": 1, "entries": {k: 7 for k in entries}}).encode(),
+    ):
+        stat_file.write_bytes(damage)
+        reads = Reads(monkeypatch, src)
+        again = invoke(args)
+        assert again.exit_code == 0, again.stderr
+        assert _summary(again.stderr) == _summary(first.stderr)
+        assert snapshot(out) == built
+        assert reads.names() == ["a.py", "notes.txt", "plain.py", "talk.py"]
+        # ... and written whole again for the next run.
+        assert json.loads(stat_file.read_bytes())["entries"] == entries
+
+
+def test_no_cache_neither_reads_nor_writes_the_stat_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private_cache: Path, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING, "plain.py": PLAIN})
+    args = [str(src), "-o", str(tmp_path / "out"), "-j", "1"]
+    assert invoke([*args, "--no-cache"]).exit_code == 0
+    assert _stat_files(private_cache) == []
+    assert invoke(args).exit_code == 0
+    assert len(_stat_files(private_cache)) == 1
+    reads = Reads(monkeypatch, src)
+    assert invoke([*args, "--no-cache"]).exit_code == 0
+    assert reads.names() == ["a.py", "plain.py"]
+
+
+def test_stat_cache_is_kept_per_options_and_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private_cache: Path, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING, "plain.py": PLAIN})
+    out = tmp_path / "out"
+    assert invoke([str(src), "-o", str(out), "-j", "1"]).exit_code == 0
+    reads = Reads(monkeypatch, src)
+    # Another target, another output tree, another action: files are read.
+    for extra in (["-o", str(out), "--target", "3.8"], ["-o", str(tmp_path / "o2")]):
+        assert invoke([str(src), *extra, "-j", "1"]).exit_code == 0
+        assert reads.names() == ["a.py", "plain.py"]
+        reads.paths.clear()
+    assert len(_stat_files(private_cache)) == 3
+    # --include now copies a.py instead of transpiling it.
+    verbatim = invoke([str(src), "-o", str(out), "--include", "plain.py", "-j", "1"])
+    assert "1 other file copied" in verbatim.stderr
+    assert (out / "a.py").read_text("utf-8") == MATCHING
+    assert reads.names() == ["a.py"]
+    # The same tree through other paths: a.py's output goes elsewhere.
+    both = invoke([str(src / "a.py"), str(src), "-o", str(out), "-j", "1"])
+    assert both.exit_code == 0, both.stderr
+    assert (out / "src" / "a.py").read_text("utf-8") == transpile(MATCHING)
+
+
+def test_diff_and_standard_output_do_not_use_the_stat_cache(
+    tmp_path: Path, private_cache: Path, settled: None
+) -> None:
+    src = make_tree(tmp_path / "src", {"a.py": MATCHING})
+    for _ in range(2):
+        diff = invoke([str(src), "--diff", "-j", "1"])
+        assert "+++ " in diff.stdout
+        printed = invoke([str(src / "a.py")])
+        assert printed.stdout == transpile(MATCHING)
+    assert _stat_files(private_cache) == []
