@@ -14,6 +14,7 @@ from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.names import Names, bound_names, identifiers_in
 from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
+from spam_transpile.scopes import functions_in_order
 from spam_transpile.transformer import MatchLowering
 from spam_transpile.verify import check_lines_kept, check_output_compiles
 
@@ -66,7 +67,9 @@ def _lower_module(
     warnings: List[TranspileWarning],
 ) -> str:
     names = Names(identifiers_in(source), bound_names(module, source))
-    transformer = MatchLowering(module, names, filename, source, target)
+    transformer = MatchLowering(
+        module, names, filename, source, target, functions_in_order(source)
+    )
     result = module.visit(transformer)
     if transformer.failed is not None:
         raise transformer.failed

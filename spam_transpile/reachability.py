@@ -12,6 +12,7 @@ objects' ``__eq__`` and ``__instancecheck__`` do, and False whenever unsure
 from __future__ import annotations
 
 import ast
+import functools
 from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -96,8 +97,14 @@ def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tupl
     if isinstance(p.value, (cst.Name, cst.Attribute)):
         # The same dotted name names the same object when both cases run.
         return ("value", "".join(text.split()))
+    return _literal_key(text.strip())
+
+
+@functools.lru_cache(maxsize=1024)
+def _literal_key(text: str) -> Optional[tuple]:
+    # Cases are compared pairwise: evaluate each literal's text once.
     try:
-        value = ast.literal_eval(text.strip())
+        value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None  # f-strings and the like: never claim anything
     return ("literal", type(value).__name__, repr(value))

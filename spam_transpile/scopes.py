@@ -7,7 +7,10 @@ may read again in every case test instead of copying it into a temporary.
 
 from __future__ import annotations
 
-from typing import FrozenSet, Set, Union
+import ast
+import sys
+import warnings
+from typing import FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -116,13 +119,16 @@ class _Targets(cst.CSTVisitor):
             self.names.add(node.target.value)
 
 
-def names_rebound_by(match: cst.Match) -> FrozenSet[str]:
-    targets = _Targets()
-    for case in match.cases:
-        case.pattern.visit(targets)
-        if case.guard is not None:
-            case.guard.visit(targets)
-    return frozenset(targets.names)
+def names_rebound_by(match: cst.Match, source: str = ":=") -> FrozenSet[str]:
+    """Names the patterns capture, and those the guards assign with ``:=``."""
+    names = set(capture_names(match))
+    if ":=" in source:  # otherwise no guard can hold an assignment expression
+        targets = _Targets()
+        for case in match.cases:
+            if case.guard is not None:
+                case.guard.visit(targets)
+        names.update(targets.names)
+    return frozenset(names)
 
 
 class _Declarations(cst.CSTVisitor):
@@ -166,20 +172,117 @@ def capture_names(match: cst.Match) -> list:
 
 
 def _pattern_names(pattern: cst.CSTNode) -> list:
+    """Captured names in text order, by direct recursion (no visitor copies)."""
     out: list = []
-
-    class _Collect(cst.CSTVisitor):
-        def visit_MatchAs(self, node: cst.MatchAs) -> None:
-            if node.name is not None:
-                out.append(node.name.value)
-
-        def visit_MatchStar(self, node: cst.MatchStar) -> None:
-            if node.name is not None:
-                out.append(node.name.value)
-
-        def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-            if node.rest is not None:
-                out.append(node.rest.value)
-
-    pattern.visit(_Collect())
+    if isinstance(pattern, cst.MatchAs):
+        if pattern.pattern is not None:
+            out += _pattern_names(pattern.pattern)
+        if pattern.name is not None:
+            out.append(pattern.name.value)
+    elif isinstance(pattern, cst.MatchStar):
+        if pattern.name is not None:
+            out.append(pattern.name.value)
+    elif isinstance(pattern, cst.MatchOr):
+        for element in pattern.patterns:
+            out += _pattern_names(element.pattern)
+    elif isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
+        for element in pattern.patterns:
+            out += _pattern_names(
+                element if isinstance(element, cst.MatchStar) else element.value
+            )
+    elif isinstance(pattern, cst.MatchMapping):
+        for element in pattern.elements:
+            out += _pattern_names(element.pattern)
+        if pattern.rest is not None:
+            out.append(pattern.rest.value)
+    elif isinstance(pattern, cst.MatchClass):
+        for element in pattern.patterns:
+            out += _pattern_names(element.value)
+        for keyword in pattern.kwds:
+            out += _pattern_names(keyword.pattern)
     return out
+
+
+# -- the same facts from the standard parser, for the whole module at once -------
+#
+# On 3.10+ ``ast`` parses match statements; one pass over its tree is far
+# cheaper than a LibCST walk per function. Functions are listed in source
+# order (as LibCST visits them), each with the names stable_locals() would
+# give it; the caller checks the names line up before trusting the list.
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def functions_in_order(source: str) -> Optional[List[Tuple[str, FrozenSet[str]]]]:
+    """(name, stable locals) of every ``def`` in source order, or None."""
+    if sys.version_info < (3, 10):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: List[Tuple[str, FrozenSet[str]]] = []
+    _collect_functions(tree, found)
+    return found
+
+
+def _collect_functions(node: ast.AST, found: List[Tuple[str, FrozenSet[str]]]) -> None:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append((child.name, _stable_locals_of(child)))
+        _collect_functions(child, found)
+
+
+def _stable_locals_of(
+    function: Union[ast.FunctionDef, ast.AsyncFunctionDef],
+) -> FrozenSet[str]:
+    args = function.args
+    bound: Set[str] = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    bound.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    declared: Set[str] = set()
+    for statement in function.body:
+        _bindings(statement, bound, declared)
+    nested: Set[str] = set()
+    for statement in function.body:
+        _nested_nonlocals(statement, nested, inside=False)
+    return frozenset(bound - declared - nested)
+
+
+def _bindings(node: ast.AST, bound: Set[str], declared: Set[str]) -> None:
+    """Names ``node`` binds in the function it belongs to (not nested scopes)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        bound.add(node.name)
+        return
+    if isinstance(node, ast.Lambda):
+        return
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        declared.update(node.names)
+        return
+    if isinstance(node, ast.comprehension):
+        # Its target is the comprehension's own variable; ``:=`` inside the
+        # iterable or the conditions binds the function's.
+        for part in (node.iter, *node.ifs):
+            _bindings(part, bound, declared)
+        return
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        bound.add(node.id)
+    elif isinstance(node, ast.alias):
+        bound.add(node.asname or node.name.split(".")[0])
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        bound.add(node.name)
+    elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        bound.add(node.name)
+    elif isinstance(node, ast.MatchMapping) and node.rest:
+        bound.add(node.rest)
+    for child in ast.iter_child_nodes(node):
+        _bindings(child, bound, declared)
+
+
+def _nested_nonlocals(node: ast.AST, found: Set[str], inside: bool) -> None:
+    if isinstance(node, ast.Nonlocal) and inside:
+        found.update(node.names)
+    inside = inside or isinstance(node, _SCOPES)
+    for child in ast.iter_child_nodes(node):
+        _nested_nonlocals(child, found, inside)

@@ -89,9 +89,14 @@ class MatchLowering(cst.CSTTransformer):
         filename: str,
         source: str,
         target: Tuple[int, int] = (3, 9),
+        functions: Optional[List[Tuple[str, frozenset]]] = None,
     ) -> None:
         super().__init__()
         self.target = target
+        # Stable locals of every def in source order, computed up front
+        # (scopes.functions_in_order); None: work them out per function.
+        self._functions = functions
+        self._function_index = 0
         self.module = module
         self.names = names
         self.filename = filename
@@ -171,7 +176,18 @@ class MatchLowering(cst.CSTTransformer):
     # -- scope tracking -----------------------------------------------------
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.append(Scope(FUNCTION, node))
+        scope = Scope(FUNCTION, node)
+        if self._functions is not None:
+            index = self._function_index
+            self._function_index += 1
+            if (
+                index < len(self._functions)
+                and self._functions[index][0] == node.name.value
+            ):
+                scope.stable = self._functions[index][1]
+            else:  # the two parsers disagree: trust neither list again
+                self._functions = None
+        self.scopes.append(scope)
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
@@ -290,7 +306,7 @@ class MatchEmitter:
             and isinstance(subject, cst.Name)
             and not subject.lpar
             and subject.value in self.scope.stable_names(":=" in self.owner.source)
-            and subject.value not in names_rebound_by(self.original)
+            and subject.value not in names_rebound_by(self.original, self.owner.source)
         ):
             return subject.value
         self.subject_temp = self.names.temp("subject")

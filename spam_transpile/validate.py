@@ -654,6 +654,7 @@ def _constant_value(expr: cst.BaseExpression) -> object:
     return _NOT_CONSTANT
 
 
+@functools.lru_cache(maxsize=1024)
 def _evaluate_number(text: str) -> object:
     try:
         return ast.literal_eval(text)
