@@ -459,7 +459,9 @@ def _cached_error(entry: str, filename: str) -> str:
 def _load(task: Task, info: Optional[os.stat_result], *, from_stdin: bool) -> _Loaded:
     """Read and decode one source; raises TranspileError saying why not."""
     if from_stdin:
-        raw = click.get_binary_stream("stdin").read()
+        # The bytes, undecoded: the source's coding declaration decides.
+        stream = getattr(sys.stdin, "buffer", None)
+        raw = stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
         return _Loaded(task, raw, decode_source(raw, task.name, 0o644))
     raw, info = read_bytes(task.source, info)
     source = decode_source(raw, task.name, info.st_mode & 0o7777)
