@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from spam_transpile import transpile  # noqa: E402
 
-PROGRAM = '''
+PROGRAM = """
 import sys, time
 
 
@@ -70,7 +70,7 @@ def main(repeat):
 
 
 main(int(sys.argv[1]))
-'''
+"""
 
 
 def times(python: str, path: Path, repeat: int) -> List[float]:
@@ -108,7 +108,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             old = find_interpreter(target)
             if old is not None:
                 there = statistics.median(times(old, lowered, args.repeat))
-                print(f"lowered for {target}, run on {target}: {there * 1e9:8.0f} ns per subject")
+                print(
+                    f"lowered for {target}, run on {target}: {there * 1e9:8.0f} ns per subject"
+                )
     return 0
 
 

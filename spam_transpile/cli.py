@@ -223,9 +223,9 @@ class Runner:
         self.reporter.start_progress(len(tasks))
         waiting: List[Tuple[_Loaded, TranspileJob]] = []
         for task in tasks:
-            job = self._settle_or_defer(task, from_stdin=plan.stdin)
-            if job is not None:
-                waiting.append(job)
+            deferred = self._settle_or_defer(task, from_stdin=plan.stdin)
+            if deferred is not None:
+                waiting.append(deferred)
         outcomes = run_jobs([job for _, job in waiting], self.options.workers)
         for (loaded, job), outcome in zip(waiting, outcomes):
             self._conclude(loaded, job, outcome)

@@ -92,7 +92,9 @@ def comprehension_test(
     steps = list(pattern.steps)
     leading: List[str] = []
     while steps and isinstance(steps[0], Check):
-        leading.append(f"({_with_subject(steps.pop(0).expr, root, subject)})")
+        check = steps.pop(0)
+        assert isinstance(check, Check)
+        leading.append(f"({_with_subject(check.expr, root, subject)})")
     clauses = [f"for {root} in ({subject},)"]
     clauses.extend(_clauses(tuple(steps), names))
     if pattern.captures:

@@ -301,7 +301,7 @@ def lower_class(
     if positional and self_matching:
         if len(positional) > 1:
             exc = (
-                f"{low.b('TypeError')}('{p.cls.value}() accepts 1 positional sub-pattern "
+                f"{low.b('TypeError')}('{cls}() accepts 1 positional sub-pattern "
                 f"({len(positional)} given)')"
             )
             steps.append(Check(runtime.raise_(low.names, exc)))

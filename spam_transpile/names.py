@@ -49,11 +49,13 @@ class BoundNames(cst.CSTVisitor):
     def visit_Param(self, node: cst.Param) -> None:
         self.names.add(node.name.value)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         self.names.add(node.name.value)
+        return None
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+    def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
         self.names.add(node.name.value)
+        return None
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
         self._add_target(node.target)
@@ -78,7 +80,7 @@ class BoundNames(cst.CSTVisitor):
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
         if node.asname is None:
-            name = node.name
+            name: cst.BaseExpression = node.name
             while isinstance(name, cst.Attribute):
                 name = name.value
             if isinstance(name, cst.Name):

@@ -35,11 +35,11 @@ class _LocalBindings(BoundNames):
             return False
         return super().on_visit(node)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
         self.names.add(node.name.value)
         return False
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+    def visit_ClassDef(self, node: cst.ClassDef) -> Optional[bool]:
         self.names.add(node.name.value)
         return False
 
@@ -183,21 +183,21 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
         if pattern.name is not None:
             out.append(pattern.name.value)
     elif isinstance(pattern, cst.MatchOr):
-        for element in pattern.patterns:
-            out += _pattern_names(element.pattern)
+        for alternative in pattern.patterns:
+            out += _pattern_names(alternative.pattern)
     elif isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
-        for element in pattern.patterns:
+        for item in pattern.patterns:
             out += _pattern_names(
-                element if isinstance(element, cst.MatchStar) else element.value
+                item if isinstance(item, cst.MatchStar) else item.value
             )
     elif isinstance(pattern, cst.MatchMapping):
-        for element in pattern.elements:
-            out += _pattern_names(element.pattern)
+        for pair in pattern.elements:
+            out += _pattern_names(pair.pattern)
         if pattern.rest is not None:
             out.append(pattern.rest.value)
     elif isinstance(pattern, cst.MatchClass):
-        for element in pattern.patterns:
-            out += _pattern_names(element.value)
+        for argument in pattern.patterns:
+            out += _pattern_names(argument.value)
         for keyword in pattern.kwds:
             out += _pattern_names(keyword.pattern)
     return out

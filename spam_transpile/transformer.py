@@ -166,12 +166,13 @@ class MatchLowering(cst.CSTTransformer):
         self._match_depth += 1
         if self._match_depth > 1 or self.parser_error is not None:
             return  # nested statements are checked with their outermost one
-        kwargs = dict(
-            filename=self.filename, position=self.position, source=self.source
+        self.parser_error = parser_stage_error(
+            node, filename=self.filename, position=self.position, source=self.source
         )
-        self.parser_error = parser_stage_error(node, **kwargs)
         if self.compiler_error is None and self.parser_error is None:
-            self.compiler_error = compiler_stage_error(node, **kwargs)
+            self.compiler_error = compiler_stage_error(
+                node, filename=self.filename, position=self.position, source=self.source
+            )
 
     # -- scope tracking -----------------------------------------------------
 
@@ -275,7 +276,7 @@ class MatchLowering(cst.CSTTransformer):
             if i + 1 < len(out):
                 following = out[i + 1]
                 out[i + 1] = following.with_changes(
-                    leading_lines=[*lines, *following.leading_lines]
+                    leading_lines=[*lines, *_leading_lines(following)]
                 )
             else:
                 footer = [*lines, *footer]
@@ -403,9 +404,9 @@ class MatchEmitter:
     ) -> cst.If:
         last = index == len(self.node.cases) - 1
         test = self._with_guard_and_cleanup(test_text, case.guard, last)
-        body = self._body(case.body)
+        body = self._body(_as_body(case.body))
         header_lines = self._newlines(self._case_header(case))
-        test_lines = self._newlines(test.value)
+        test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
         padding = max(0, header_lines - test_lines)
         return cst.If(
             test=test,
@@ -522,6 +523,16 @@ class MatchEmitter:
         return _delete_first(body, self.subject_temp)
 
 
+def _as_body(suite: cst.BaseSuite) -> Body:
+    # LibCST's only two suites; the base class exists for typing.
+    assert isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite))
+    return suite
+
+
+def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    return getattr(statement, "leading_lines", ())
+
+
 def _blank(count: int) -> List[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
 
@@ -544,7 +555,7 @@ def _delete_first(body: Body, name: str) -> Body:
     if isinstance(first, cst.SimpleStatementLine):
         first = first.with_changes(body=[delete, *first.body])
     elif isinstance(first, (cst.Try, cst.With)):
-        inner = _delete_first(first.body, name)
+        inner = _delete_first(_as_body(first.body), name)
         if inner is first.body:
             return body
         first = first.with_changes(body=inner)
@@ -561,7 +572,7 @@ def _delete_first(body: Body, name: str) -> Body:
 def _delete_in_every_branch(node: cst.If, name: str) -> Optional[cst.If]:
     # An if/elif/else with an else runs exactly one of its bodies: deleting
     # first thing in each is deleting once, whichever runs.
-    inner = _delete_first(node.body, name)
+    inner = _delete_first(_as_body(node.body), name)
     if inner is node.body:
         return None
     orelse = node.orelse
@@ -572,7 +583,7 @@ def _delete_in_every_branch(node: cst.If, name: str) -> Optional[cst.If]:
             orelse, name
         )
     else:
-        else_body = _delete_first(orelse.body, name)
+        else_body = _delete_first(_as_body(orelse.body), name)
         new_orelse = (
             None if else_body is orelse.body else orelse.with_changes(body=else_body)
         )

@@ -396,7 +396,9 @@ class _MatchCompiler:
 
     # -- patterns -----------------------------------------------------------
 
-    def pattern(self, p: cst.MatchPattern, pc: _PatternContext) -> None:
+    def pattern(
+        self, p: Union[cst.MatchPattern, cst.MatchStar], pc: _PatternContext
+    ) -> None:
         """compiler_pattern: SET_LOC(c, p), then dispatch on the kind."""
         self.last = p
         if isinstance(p, cst.MatchAs):
@@ -415,7 +417,9 @@ class _MatchCompiler:
             self.store_name(p.name, p, pc)
         # MatchSingleton: nothing can be wrong with None/True/False.
 
-    def subpattern(self, p: cst.MatchPattern, pc: _PatternContext) -> None:
+    def subpattern(
+        self, p: Union[cst.MatchPattern, cst.MatchStar], pc: _PatternContext
+    ) -> None:
         """compiler_pattern_subpattern: anything goes inside a container."""
         allow_irrefutable = pc.allow_irrefutable
         pc.allow_irrefutable = True
@@ -624,21 +628,21 @@ def _is_wildcard(p: cst.MatchPattern) -> bool:
 
 def _sequence_subpatterns_compiled(
     p: Union[cst.MatchList, cst.MatchTuple],
-) -> List[cst.MatchPattern]:
+) -> List[Union[cst.MatchPattern, cst.MatchStar]]:
     """The sub-patterns compiler_pattern_sequence compiles, in order.
 
     Only wildcards: none. A ``*_``: pattern_helper_sequence_subscr skips the
     star and every ``_``. Otherwise pattern_helper_sequence_unpack compiles
     them all. Skipped ones cannot hold an error, but they move ``last``.
     """
-    elements = [
+    elements: List[Union[cst.MatchPattern, cst.MatchStar]] = [
         element if isinstance(element, cst.MatchStar) else element.value
         for element in p.patterns
     ]
     stars = [e for e in elements if isinstance(e, cst.MatchStar)]
     star_wildcard = bool(stars) and stars[0].name is None
     only_wildcard = all(
-        _is_wildcard(e) or (isinstance(e, cst.MatchStar) and e.name is None)
+        e.name is None if isinstance(e, cst.MatchStar) else _is_wildcard(e)
         for e in elements
     )
     if only_wildcard:
@@ -697,8 +701,10 @@ def _string_value(expr: cst.BaseExpression) -> object:
     parts = _string_parts(expr)
     if not all(isinstance(part, cst.SimpleString) for part in parts):
         return _NOT_CONSTANT
-    values = [part.evaluated_value for part in parts]  # type: ignore[union-attr]
+    values = [
+        part.evaluated_value for part in parts if isinstance(part, cst.SimpleString)
+    ]
     try:
-        return values[0][:0].join(values)  # type: ignore[index]
+        return values[0][:0].join(values)  # type: ignore[arg-type]
     except TypeError:  # bytes + str: LibCST refuses to build this
         return _NOT_CONSTANT

@@ -434,9 +434,10 @@ def _fstring_end(
     nesting = 0
     while True:
         kind = tokens[index].type
-        if kind == tokenize.FSTRING_START:
+        # FSTRING_START/END exist from 3.12 (only then are there such tokens).
+        if kind == getattr(tokenize, "FSTRING_START", -1):
             nesting += 1
-        elif kind == tokenize.FSTRING_END:
+        elif kind == getattr(tokenize, "FSTRING_END", -1):
             nesting -= 1
             if nesting == 0:
                 return index, tokens[index].end

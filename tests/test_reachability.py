@@ -108,7 +108,9 @@ def test_warnings_are_never_wrong_on_random_programs() -> None:
     lines = source.splitlines()
     silent = set()
     for warning in warnings:
-        case_index = int(re.search(r"print\('case', (\d+)", lines[warning.lineno]).group(1))
+        case_index = int(
+            re.search(r"print\('case', (\d+)", lines[warning.lineno]).group(1)
+        )
         function = next(
             re.match(r"def (f\d+)\(", lines[i]).group(1)  # type: ignore[union-attr]
             for i in range(warning.lineno - 1, -1, -1)
@@ -116,7 +118,9 @@ def test_warnings_are_never_wrong_on_random_programs() -> None:
         )
         silent.add((function, case_index))
     assert len(silent) >= 20, "the generator should produce unreachable cases"
-    native = run_native([Program("reachability", source)], require_interpreter(ORACLE_VERSION))
+    native = run_native(
+        [Program("reachability", source)], require_interpreter(ORACLE_VERSION)
+    )
     outcome = native["reachability"]
     assert outcome.problem is None and outcome.error is None, outcome
     current = None
