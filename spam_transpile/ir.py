@@ -15,7 +15,7 @@ matched, so they are collected apart and emitted after the last step.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Tuple, Union
 
 
@@ -66,12 +66,6 @@ class LoweredPattern:
     steps: Tuple[Step, ...]
     #: (user name, expression holding its value), stored after all steps pass
     captures: Tuple[Tuple[str, str], ...]
-    #: names of every temporary the steps introduce
-    temps: Tuple[str, ...] = field(default=())
-
-    @property
-    def irrefutable(self) -> bool:
-        return not self.steps
 
 
 def introduces_temps(steps: Tuple[Step, ...]) -> bool:

@@ -16,8 +16,6 @@ import libcst as cst
 
 from spam_transpile.names import BoundNames
 
-FunctionNode = Union[cst.FunctionDef, cst.Lambda]
-
 
 class _LocalBindings(BoundNames):
     """Names bound in one function body, not looking into nested scopes."""
@@ -96,23 +94,11 @@ def _params(params: cst.Parameters) -> list:
     return out
 
 
-class _Targets(cst.CSTVisitor):
-    """Names a pattern captures or a guard assigns with ``:=``."""
+class _WalrusTargets(cst.CSTVisitor):
+    """Names a guard assigns with ``:=``."""
 
     def __init__(self) -> None:
         self.names: Set[str] = set()
-
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-        if node.rest is not None:
-            self.names.add(node.rest.value)
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if isinstance(node.target, cst.Name):
@@ -123,7 +109,7 @@ def names_rebound_by(match: cst.Match, source: str = ":=") -> FrozenSet[str]:
     """Names the patterns capture, and those the guards assign with ``:=``."""
     names = set(capture_names(match))
     if ":=" in source:  # otherwise no guard can hold an assignment expression
-        targets = _Targets()
+        targets = _WalrusTargets()
         for case in match.cases:
             if case.guard is not None:
                 case.guard.visit(targets)

@@ -474,25 +474,21 @@ class MatchEmitter:
         if guard is not None:
             # The guard keeps its own layout (and line breaks) inside parentheses.
             text = f"{text} and ({self.owner.code(guard)})"
-        doomed = self._doomed_names(test_text)
+        doomed = self._namespace_temps()
         if doomed:
             # Module and class bodies can drop names from an expression: the
             # test removes every temporary once the case is chosen, or, on
             # the last case, when nothing matched.
             text = f"(({text}) and {self._pop(doomed)})"
             if last:
-                text = f"({text} or not {self._pop(self._all_doomed())})"
+                text = f"({text} or not {self._pop(doomed)})"
         return RawExpression(text)
 
-    def _doomed_names(self, test_text: str) -> List[str]:
-        if self.scope.kind == FUNCTION:
-            return []
-        # earlier cases may have stored temporaries before failing: all go
-        return self._all_temps
-
-    def _all_doomed(self) -> List[str]:
-        # every temporary any case of this statement may have stored
-        return self._all_temps
+    def _namespace_temps(self) -> List[str]:
+        """Temporaries a module or class body must drop once a case is chosen
+        (or none matched): every one any case stored, as earlier cases may
+        have stored some before failing. Functions cannot drop names."""
+        return [] if self.scope.kind == FUNCTION else self._all_temps
 
     def _pop(self, names: List[str]) -> str:
         keys = ", ".join(repr(n) for n in names) + ","
