@@ -54,7 +54,12 @@ def namespace_binder(namespace: str, mangle: Callable[[str], str]) -> Binder:
     )
 
 
-def cell_binder(names: Names, target: Tuple[int, int], globals_: frozenset) -> Binder:
+def cell_binder(
+    names: Names,
+    target: Tuple[int, int],
+    globals_: frozenset,
+    mangle: Callable[[str], str],
+) -> Binder:
     """Stores into a function's local (cell) variables without ``:=``.
 
     ``(lambda: x).__closure__[0]`` is the function's own cell for ``x``;
@@ -64,7 +69,10 @@ def cell_binder(names: Names, target: Tuple[int, int], globals_: frozenset) -> B
 
     def store(name: str, value: str) -> str:
         if name in globals_:
-            return f"{names.builtin('globals')}().__setitem__({name!r}, {value})"
+            # The dict needs the name as stored: ``__x`` in a class is private.
+            return (
+                f"{names.builtin('globals')}().__setitem__({mangle(name)!r}, {value})"
+            )
         cell = f"(lambda: {name}).__closure__[0]"
         if target >= (3, 7):
             return f"{names.builtin('setattr')}({cell}, 'cell_contents', {value})"

@@ -440,7 +440,10 @@ class MatchEmitter:
                 emit.walrus_binder()
                 if modern
                 else emit.cell_binder(
-                    self.names, self.owner.target, self.scope.declared_globals()
+                    self.names,
+                    self.owner.target,
+                    self.scope.declared_globals(),
+                    self.owner.mangle,
                 )
             )
             if needs_temps:

@@ -2970,6 +2970,19 @@ prog(
 
 
 prog(
+    "name-mangling-of-a-global-capture",
+    """
+    class K:
+        def m(self, v):
+            global __g
+            match v:
+                case [__g, __x]:
+                    return __x, sorted(k for k in globals() if k.startswith("_K"))
+    print(K().m([1, 2]), _K__g)
+    """,
+)
+
+prog(
     # Found by scripts/fuzz.py (seed 2026): the first alternative can only
     # raise, so only the second one ever binds ``c``.
     "or-pattern-first-alternative-always-raises",
