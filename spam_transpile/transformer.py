@@ -437,7 +437,12 @@ class MatchEmitter:
         needs_temps = introduces_temps(pattern.steps)
         if kind == FUNCTION:
             binder = (
-                emit.walrus_binder()
+                emit.function_walrus_binder(
+                    self.names,
+                    self.scope.declared_globals(),
+                    self.scope.declared_nonlocals(),
+                    self.owner.mangle,
+                )
                 if modern
                 else emit.cell_binder(
                     self.names,

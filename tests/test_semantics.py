@@ -2983,6 +2983,24 @@ prog(
 )
 
 prog(
+    # CPython cannot compile ``:=`` in a comprehension for a mangled nonlocal.
+    "name-mangling-of-a-nonlocal-capture",
+    """
+    class K:
+        def m(self, v):
+            __y = 0
+            def inner():
+                nonlocal __y
+                match v:
+                    case [__y, *_]:
+                        pass
+            inner()
+            return __y
+    print(K().m([5, 6]), K().m(3))
+    """,
+)
+
+prog(
     # Found by scripts/fuzz.py (seed 2026): the first alternative can only
     # raise, so only the second one ever binds ``c``.
     "or-pattern-first-alternative-always-raises",
