@@ -47,7 +47,7 @@ from spam_transpile.files import (
 )
 from spam_transpile.prescan import may_contain_match
 from spam_transpile.report import EXIT_ERROR, Reporter, count_lowered_matches
-from spam_transpile.settings import PLANNED_TARGETS, SUPPORTED_TARGETS
+from spam_transpile.settings import SUPPORTED_TARGETS
 from spam_transpile.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
 from spam_transpile.write import (
     LAYOUTS,
@@ -533,7 +533,7 @@ CONFIGURABLE = (
 @click.option("--diff", is_flag=True, help="Write nothing; print a unified diff.")
 @click.option(
     "--target",
-    type=click.Choice(sorted(SUPPORTED_TARGETS + PLANNED_TARGETS)),
+    type=click.Choice(sorted(SUPPORTED_TARGETS)),
     default="3.9",
     show_default=True,
     help="Oldest Python version the output must run on.",

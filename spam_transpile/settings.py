@@ -7,19 +7,12 @@ from typing import Tuple
 from spam_transpile.errors import TranspileError
 
 SUPPORTED_TARGETS = ("3.6", "3.7", "3.8", "3.9")
-PLANNED_TARGETS: Tuple[str, ...] = ()
 
 
 def parse_target(target: str, *, filename: str = "<unknown>") -> Tuple[int, int]:
     if target in SUPPORTED_TARGETS:
         major, minor = target.split(".")
         return int(major), int(minor)
-    if target in PLANNED_TARGETS:
-        raise TranspileError(
-            f"target {target} is not supported yet (supported: "
-            f"{', '.join(SUPPORTED_TARGETS)})",
-            filename=filename,
-        )
     raise TranspileError(
         f"unknown target {target!r} (supported: {', '.join(SUPPORTED_TARGETS)})",
         filename=filename,
