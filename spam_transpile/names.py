@@ -117,32 +117,36 @@ class BoundNames(cst.CSTVisitor):
             self._add_target(target.value)
 
 
-def bound_names(module: cst.Module, source: str = "") -> FrozenSet[str]:
-    """Every name ``module`` binds anywhere (any scope)."""
-    fast = _bound_names_by_ast(source) if source else None
-    if fast is not None:
-        return fast
-    visitor = BoundNames()
-    module.visit(visitor)
-    return frozenset(visitor.names)
+def standard_ast(source: str) -> Optional[ast.Module]:
+    """``source`` parsed by the standard parser, or None where it cannot.
 
-
-def _bound_names_by_ast(source: str) -> Optional[FrozenSet[str]]:
-    # The standard parser is several times faster than a LibCST walk, but
-    # only 3.10+ parses match statements; also None if this interpreter
-    # lacks some newer syntax the file uses.
+    Walking its tree is several times cheaper than a LibCST walk, but only
+    3.10+ parses match statements, and this interpreter may lack some newer
+    syntax the file uses.
+    """
     if sys.version_info < (3, 10):
         return None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(source)
+            return ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    names: Set[str] = set()
-    for node in ast.walk(tree):
-        names.update(_ast_bindings(node))
-    return frozenset(names)
+
+
+def bound_names(
+    module: cst.Module, tree: Optional[ast.Module] = None
+) -> FrozenSet[str]:
+    """Every name ``module`` binds anywhere (any scope); ``tree`` is the same
+    source's :func:`standard_ast`, when there is one."""
+    if tree is not None:
+        names: Set[str] = set()
+        for node in ast.walk(tree):
+            names.update(_ast_bindings(node))
+        return frozenset(names)
+    visitor = BoundNames()
+    module.visit(visitor)
+    return frozenset(visitor.names)
 
 
 def _ast_bindings(node: ast.AST) -> Iterator[str]:

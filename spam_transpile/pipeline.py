@@ -11,7 +11,7 @@ from typing import List, Tuple
 import libcst as cst
 
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.names import Names, bound_names, identifiers_in
+from spam_transpile.names import Names, bound_names, identifiers_in, standard_ast
 from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
 from spam_transpile.scopes import functions_in_order
@@ -66,9 +66,10 @@ def _lower_module(
     target: Tuple[int, int],
     warnings: List[TranspileWarning],
 ) -> str:
-    names = Names(identifiers_in(source), bound_names(module, source))
+    tree = standard_ast(source)  # one standard parse serves both analyses
+    names = Names(identifiers_in(source), bound_names(module, tree))
     transformer = MatchLowering(
-        module, names, filename, source, target, functions_in_order(source)
+        module, names, filename, source, target, functions_in_order(tree)
     )
     result = module.visit(transformer)
     if transformer.failed is not None:

@@ -8,8 +8,6 @@ may read again in every case test instead of copying it into a temporary.
 from __future__ import annotations
 
 import ast
-import sys
-import warnings
 from typing import FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
@@ -199,15 +197,12 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def functions_in_order(source: str) -> Optional[List[Tuple[str, FrozenSet[str]]]]:
-    """(name, stable locals) of every ``def`` in source order, or None."""
-    if sys.version_info < (3, 10):
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+def functions_in_order(
+    tree: Optional[ast.Module],
+) -> Optional[List[Tuple[str, FrozenSet[str]]]]:
+    """(name, stable locals) of every ``def`` of ``tree`` (names.standard_ast)
+    in source order, or None without a tree."""
+    if tree is None:
         return None
     found: List[Tuple[str, FrozenSet[str]]] = []
     _collect_functions(tree, found)
