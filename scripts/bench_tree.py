@@ -183,7 +183,7 @@ def timed(action: Callable[[], object]) -> Tuple[float, object]:
 
 
 #: the stat cache leaves out files changed less than this before a run
-#: (spam_transpile.statcache.RACY_MARGIN_NS), so trees must be older
+#: (spam_transpile.files.statcache.RACY_MARGIN_NS), so trees must be older
 SETTLE_SECONDS = 2.5
 
 

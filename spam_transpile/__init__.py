@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from spam_transpile.errors import TranspileError, TranspileWarning
 
 if TYPE_CHECKING:  # pragma: no cover
-    from spam_transpile.import_hook import install_import_hook
+    from spam_transpile.integrations.import_hook import install_import_hook
     from spam_transpile.pipeline import transpile, transpile_with_warnings
 
 __all__ = [
@@ -32,7 +32,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(pipeline, name)
     if name == "install_import_hook":
-        from spam_transpile.import_hook import install_import_hook
+        from spam_transpile.integrations.import_hook import install_import_hook
 
         return install_import_hook
     raise AttributeError(f"module 'spam_transpile' has no attribute {name!r}")

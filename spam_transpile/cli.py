@@ -6,11 +6,11 @@ copy, ``--in-place`` rewrites sources, ``--check`` and ``--diff`` only look.
 
 A run has two phases. First, in this process, files whose source and
 output have the stats the last run left them with are counted as before,
-unread (:mod:`spam_transpile.statcache`); every other file is read once, and
+unread (:mod:`spam_transpile.files.statcache`); every other file is read once, and
 files that cannot hold a match statement and files found in the cache are
 settled at once (a cheap regex, no parse). Then the files that really need
 the transpiler go to a pool of worker processes, and each result is written
-as it comes back. Exit codes are in :mod:`spam_transpile.report`.
+as it comes back. Exit codes are in :mod:`spam_transpile.files.report`.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ import click
 from click.core import ParameterSource
 
 from spam_transpile import __version__
-from spam_transpile.cache import Cache
-from spam_transpile.config import (
+from spam_transpile.files.cache import Cache
+from spam_transpile.files.config import (
     ConfigError,
     find_project_root,
     find_pyproject,
     read_config,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.files import (
+from spam_transpile.files.discover import (
     DEFAULT_EXCLUDE,
     DEFAULT_INCLUDE,
     STDIN,
@@ -46,10 +46,10 @@ from spam_transpile.files import (
     make_plan,
 )
 from spam_transpile.prescan import may_contain_match
-from spam_transpile.report import EXIT_ERROR, Reporter, count_lowered_matches
+from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
-from spam_transpile.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
-from spam_transpile.write import (
+from spam_transpile.files.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
+from spam_transpile.files.write import (
     LAYOUTS,
     SourceFile,
     copy_atomic,

@@ -11,12 +11,17 @@ from typing import List, Tuple
 import libcst as cst
 
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.names import Names, bound_names, identifiers_in, standard_ast
+from spam_transpile.lowering.names import (
+    Names,
+    bound_names,
+    identifiers_in,
+    standard_ast,
+)
 from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
-from spam_transpile.scopes import functions_in_order
-from spam_transpile.transformer import MatchLowering
-from spam_transpile.verify import check_lines_kept, check_output_compiles
+from spam_transpile.lowering.scopes import functions_in_order
+from spam_transpile.lowering.transformer import MatchLowering
+from spam_transpile.checks.verify import check_lines_kept, check_output_compiles
 
 
 def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") -> str:

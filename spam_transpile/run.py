@@ -31,7 +31,10 @@ from dataclasses import dataclass, field
 from typing import List, NoReturn, Optional, Sequence, Tuple
 
 from spam_transpile.errors import TranspileError
-from spam_transpile.import_hook import TranspilingFinder, install_import_hook
+from spam_transpile.integrations.import_hook import (
+    TranspilingFinder,
+    install_import_hook,
+)
 from spam_transpile.settings import parse_target
 
 EXIT_USAGE = 2

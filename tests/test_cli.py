@@ -26,23 +26,23 @@ import pytest
 from click.testing import CliRunner
 
 from spam_transpile import cli as cli_module
-from spam_transpile import statcache as statcache_module
+from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
-from spam_transpile.config import ConfigError, find_pyproject, read_config
-from spam_transpile.files import (
+from spam_transpile.files.config import ConfigError, find_pyproject, read_config
+from spam_transpile.files.discover import (
     Filters,
     could_hold_match_statement,
     glob_to_regex,
 )
-from spam_transpile.report import (
+from spam_transpile.files.report import (
     Counters,
     ProgressBar,
     Reporter,
     count_lowered_matches,
     summary_line,
 )
-from spam_transpile import write as write_module
-from spam_transpile.write import readable_layout
+from spam_transpile.files import write as write_module
+from spam_transpile.files.write import readable_layout
 from spam_transpile.settings import SUPPORTED_TARGETS
 from tests.interpreters import require_interpreter
 

@@ -35,9 +35,9 @@ from typing import Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
-import spam_transpile.import_hook as import_hook
+import spam_transpile.integrations.import_hook as import_hook
 from spam_transpile import TranspileError, transpile
-from spam_transpile.import_hook import (
+from spam_transpile.integrations.import_hook import (
     TranspilingFinder,
     TranspilingLoader,
     install_import_hook,
@@ -695,7 +695,7 @@ def test_broken_module_fails_the_build_and_leaves_dist_empty(
 SETUP_PY = """\
 from setuptools import find_packages, setup
 
-from spam_transpile.setuptools import build_py
+from spam_transpile.integrations.setuptools import build_py
 
 setup(
     name="sample-shapes",

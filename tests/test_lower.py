@@ -9,9 +9,9 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from spam_transpile.ir import dump
-from spam_transpile.lower import Lowering
-from spam_transpile.names import Names
+from spam_transpile.lowering.ir import dump
+from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.names import Names
 
 
 def _lower(pattern: str) -> str:

@@ -6,7 +6,7 @@ import libcst as cst
 import pytest
 
 from spam_transpile import transpile_with_warnings
-from spam_transpile.reachability import unreachable_cases
+from spam_transpile.checks.reachability import unreachable_cases
 
 
 def _unreachable(cases: str) -> list:

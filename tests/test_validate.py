@@ -1,4 +1,4 @@
-"""spam_transpile.validate: reject exactly the match statements CPython rejects.
+"""spam_transpile.checks.validate: reject exactly the match statements CPython rejects.
 
 Expected messages and positions are CPython 3.12+'s (3.12 and 3.13 agree);
 the tables are checked against the real interpreters (3.10 to 3.13, those
@@ -19,7 +19,7 @@ import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from spam_transpile.errors import TranspileError
-from spam_transpile.validate import check_match, check_module
+from spam_transpile.checks.validate import check_match, check_module
 from tests.interpreters import find_interpreter, require_interpreter, targets_required
 
 ORACLES = ("3.10", "3.11", "3.12", "3.13")

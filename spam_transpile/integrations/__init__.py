@@ -1,7 +1,7 @@
 """What the build integrations share: file selection by globs, and one file's lowering.
 
 The hatchling hook (:mod:`spam_transpile.integrations.hatch_build`) and the
-setuptools command (:mod:`spam_transpile.setuptools`) both decide which files
+setuptools command (:mod:`spam_transpile.integrations.setuptools`) both decide which files
 to lower with the same ``include``/``exclude`` globs, matched against the
 file's path relative to the project root, and both lower a file the same
 way, so a project gets the same wheel from either backend.
@@ -15,7 +15,7 @@ from typing import Iterable, Optional, Sequence
 from spam_transpile.errors import TranspileError
 from spam_transpile.pipeline import transpile
 from spam_transpile.settings import parse_target
-from spam_transpile.write import decode_source, encode_output
+from spam_transpile.files.write import decode_source, encode_output
 
 __all__ = [
     "BuildError",

@@ -25,8 +25,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, List, Tuple
 
-from spam_transpile.ir import Alternatives, Check, Let, LoweredPattern, Step, Unpack
-from spam_transpile.names import Names
+from spam_transpile.lowering.ir import (
+    Alternatives,
+    Check,
+    Let,
+    LoweredPattern,
+    Step,
+    Unpack,
+)
+from spam_transpile.lowering.names import Names
 
 
 @dataclass

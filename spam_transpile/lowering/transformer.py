@@ -22,20 +22,20 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from spam_transpile import emit
+from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.reachability import unreachable_cases
-from spam_transpile.ir import LoweredPattern, introduces_temps
-from spam_transpile.lower import Lowering
-from spam_transpile.names import TEMP_PREFIX, Names
-from spam_transpile.scopes import (
+from spam_transpile.checks.reachability import unreachable_cases
+from spam_transpile.lowering.ir import LoweredPattern, introduces_temps
+from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.names import TEMP_PREFIX, Names
+from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
     names_rebound_by,
     stable_locals,
 )
 
-from spam_transpile.validate import compiler_stage_error, parser_stage_error
+from spam_transpile.checks.validate import compiler_stage_error, parser_stage_error
 
 Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
 

@@ -17,7 +17,7 @@ Two caches keep the second import as fast as a normal one:
   the interpreter never loads by itself
   (``mod.cpython-39.opt-spam010t39.pyc``: tool version and target in the
   tag), validated by the source's mtime and size like CPython's;
-- the shared content-addressed :class:`~spam_transpile.cache.Cache` of
+- the shared content-addressed :class:`~spam_transpile.files.cache.Cache` of
   lowered sources (also used by the CLI), for when the bytecode file is
   missing or stale but the source did not change.
 """
@@ -35,12 +35,12 @@ from types import CodeType, ModuleType
 from typing import Dict, Iterable, Optional, Sequence, Union
 
 from spam_transpile import __version__
-from spam_transpile.cache import Cache
+from spam_transpile.files.cache import Cache
 from spam_transpile.errors import TranspileError
 from spam_transpile.integrations import may_hold_match
 from spam_transpile.pipeline import transpile
 from spam_transpile.settings import parse_target
-from spam_transpile.write import decode_source
+from spam_transpile.files.write import decode_source
 
 __all__ = [
     "TranspilingFinder",

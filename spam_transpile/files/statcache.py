@@ -1,6 +1,6 @@
 """Remember what a run did to each file, by stat, so a rerun need not open it.
 
-The content cache (:mod:`spam_transpile.cache`) saves the transpiler, but a
+The content cache (:mod:`spam_transpile.files.cache`) saves the transpiler, but a
 rerun still reads, hashes and scans every source and compares every output.
 Like black's cache, this one remembers per source (by absolute path) the
 stat it had when it was read and, with ``-o``, the output's stat as written,
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from spam_transpile import __version__
-from spam_transpile.cache import default_cache_dir
+from spam_transpile.files.cache import default_cache_dir
 
 #: bump when the file's layout changes; other layouts read as empty
 FORMAT = 1

@@ -12,7 +12,7 @@ from typing import FrozenSet, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.names import BoundNames
+from spam_transpile.lowering.names import BoundNames
 
 
 class _LocalBindings(BoundNames):

@@ -1,4 +1,4 @@
-"""Lower one case's pattern to steps and captures (see :mod:`spam_transpile.ir`).
+"""Lower one case's pattern to steps and captures (see :mod:`spam_transpile.lowering.ir`).
 
 One ``lower_<kind>`` function per pattern kind, each taking the pattern and the
 expression that holds its subject, in the order CPython's pattern compiler
@@ -19,8 +19,8 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile import runtime
-from spam_transpile.ir import (
+from spam_transpile.lowering import runtime
+from spam_transpile.lowering.ir import (
     Alternatives,
     Branch,
     Check,
@@ -29,7 +29,7 @@ from spam_transpile.ir import (
     Step,
     Unpack,
 )
-from spam_transpile.names import Names
+from spam_transpile.lowering.names import Names
 
 Code = Callable[[cst.CSTNode], str]
 Captures = List[Tuple[str, str]]

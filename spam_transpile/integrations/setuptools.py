@@ -7,7 +7,7 @@ Use it from pyproject.toml::
     build-backend = "setuptools.build_meta"
 
     [tool.setuptools.cmdclass]
-    build_py = "spam_transpile.setuptools.build_py"
+    build_py = "spam_transpile.integrations.setuptools.build_py"
 
     [tool.spam-transpile]          # optional
     target = "3.9"
@@ -41,7 +41,7 @@ from spam_transpile.integrations import (
     check_target,
     lower_file_bytes,
 )
-from spam_transpile.write import write_atomic
+from spam_transpile.files.write import write_atomic
 
 __all__ = ["SetuptoolsBuildError", "build_py"]
 

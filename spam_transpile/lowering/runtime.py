@@ -2,7 +2,7 @@
 
 Every primitive is an expression template, so a transpiled file needs no
 import, no helper function and no runtime package. Templates name builtins as
-``{len}`` etc. and are filled through :class:`~spam_transpile.names.Names`,
+``{len}`` etc. and are filled through :class:`~spam_transpile.lowering.names.Names`,
 which spells a builtin the module shadows as ``__import__('builtins').len``.
 
 The facts mirrored here come from CPython 3.10's ``ceval.c`` (``match_class``,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import string
 from typing import Dict
 
-from spam_transpile.names import Names
+from spam_transpile.lowering.names import Names
 
 # PEP 634, class patterns: instances of these (and of their subclasses) match
 # a single positional sub-pattern against the whole subject.
