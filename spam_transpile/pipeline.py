@@ -20,6 +20,7 @@ from spam_transpile.lowering.names import (
 from spam_transpile.parse import Unparsable, may_contain_match, parse_source
 from spam_transpile.settings import parse_target
 from spam_transpile.lowering.scopes import functions_in_order
+from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.checks.verify import check_lines_kept, check_output_compiles
 
@@ -74,7 +75,13 @@ def _lower_module(
     tree = standard_ast(source)  # one standard parse serves both analyses
     names = Names(identifiers_in(source), bound_names(module, tree))
     transformer = MatchLowering(
-        module, names, filename, source, target, functions_in_order(tree)
+        module,
+        names,
+        filename,
+        source,
+        target,
+        functions_in_order(tree),
+        module_facts(tree),
     )
     result = module.visit(transformer)
     if transformer.failed is not None:

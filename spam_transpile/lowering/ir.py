@@ -1,106 +1,121 @@
 """The intermediate form one ``case`` is lowered to, before any code is emitted.
 
-A case becomes a flat list of steps, run in order, each over Python source
-text (expressions are kept as text: they are pasted, never evaluated here):
+A pattern becomes a *condition* and a list of *bindings*:
 
-- ``Let`` evaluates an expression once and names the result (a temporary),
-- ``Unpack`` iterates a sequence once into temporaries, as ``a, *b, c = s``,
-- ``Check`` continues only while its expression is truthy,
-- ``Alternatives`` is an or-pattern: the first branch whose steps all pass
-  supplies the values of the names the or-pattern captures.
+- a condition is a tree of ``Test`` leaves (one boolean expression each,
+  over Python source text), ``All`` (every part holds, tested left to right)
+  and ``AnyOf`` (an or-pattern: the first alternative that holds);
+- a binding names a user variable and the expression that reads its value
+  once the whole condition held. Inside an or-pattern the value depends on
+  which alternative matched: a ``Choice`` picks it by testing the
+  alternatives again.
 
-Captures are not steps: CPython stores them only once the whole pattern has
-matched, so they are collected apart and emitted after the last step.
+Expressions are *paths* from the subject (``s[0].x``, ``s.get('k')``) that
+may be read again: PEP 634 leaves how often and in which order items,
+attributes and lengths are read unspecified, so the lowering needs no
+temporaries for them and nothing is left in ``locals()``. Captures are not
+tests: CPython stores them only once the whole pattern has matched, so the
+emitters store every binding after the condition.
+
+Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
+(``"kind"`` for a sequence/mapping check, ``"len"``, ``"eq"``, ...), and for
+``kind``/``len`` tests on the match subject itself the fact they state.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple, Union
+from typing import Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
-class Let:
-    #: the temporary's name
-    temp: str
-    #: the expression whose value it holds
-    expr: str
-
-
-@dataclass(frozen=True)
-class Unpack:
-    #: the sequence to iterate (a name or temporary)
-    source: str
-    #: one temporary per element, in order
-    temps: Tuple[str, ...]
-    #: index in ``temps`` of the starred element (a list), if any
-    star: Union[int, None]
-
-
-@dataclass(frozen=True)
-class Check:
+class Test:
     #: a boolean expression; the pattern fails where it is falsy
     expr: str
+    #: what it checks: "kind", "len", "eq", "is", "isinstance", "attr", "key", "raise"
+    kind: str = "eq"
+    #: the path it checks (the subject text for tests on the subject)
+    path: str = ""
+    #: for kind tests: "sequence" or "mapping"; for len tests: ("==" | ">=", n)
+    fact: object = None
 
 
 @dataclass(frozen=True)
-class Branch:
-    #: steps of this alternative
-    steps: Tuple["Step", ...]
-    #: the value of each captured name, in ``Alternatives.outputs`` order
-    values: Tuple[str, ...]
+class All:
+    parts: Tuple["Cond", ...]
 
 
 @dataclass(frozen=True)
-class Alternatives:
-    branches: Tuple[Branch, ...]
-    #: temporaries that receive the winning branch's ``values``
-    outputs: Tuple[str, ...]
+class AnyOf:
+    alternatives: Tuple["Cond", ...]
 
 
-Step = Union[Let, Unpack, Check, Alternatives]
+Cond = Union[Test, All, AnyOf]
+
+TRUE = All(())
+
+
+@dataclass(frozen=True)
+class Choice:
+    #: (condition, value) per alternative; the first whose condition holds
+    options: Tuple[Tuple[Cond, "Value"], ...]
+
+
+Value = Union[str, Choice]
 
 
 @dataclass(frozen=True)
 class LoweredPattern:
-    steps: Tuple[Step, ...]
-    #: (user name, expression holding its value), stored after all steps pass
-    captures: Tuple[Tuple[str, str], ...]
+    cond: Cond
+    #: (user name, value), stored once the whole condition held
+    bindings: Tuple[Tuple[str, Value], ...]
 
 
-def introduces_temps(steps: Tuple[Step, ...]) -> bool:
-    """True if emitting ``steps`` needs a temporary name."""
-    for step in steps:
-        if isinstance(step, (Let, Unpack)):
-            return True
-        if isinstance(step, Alternatives):
-            if step.outputs or any(introduces_temps(b.steps) for b in step.branches):
-                return True
-    return False
+def all_of(*conds: Cond) -> Cond:
+    """``All`` of ``conds``, flattened, without trivially true parts."""
+    parts: list = []
+    for cond in conds:
+        if isinstance(cond, All):
+            parts.extend(cond.parts)
+        else:
+            parts.append(cond)
+    return parts[0] if len(parts) == 1 else All(tuple(parts))
+
+
+def is_true(cond: Cond) -> bool:
+    return isinstance(cond, All) and not cond.parts
+
+
+def first_test(cond: Cond) -> Optional[Test]:
+    """The test every evaluation of ``cond`` starts with, if there is one."""
+    while isinstance(cond, All) and cond.parts:
+        cond = cond.parts[0]
+    return cond if isinstance(cond, Test) else None
 
 
 def dump(pattern: LoweredPattern) -> str:
-    """A stable text form, one step a line, for tests and debugging."""
+    """A stable text form, for tests and debugging."""
     lines: list[str] = []
-    _dump_steps(pattern.steps, lines, "")
-    for name, expr in pattern.captures:
-        lines.append(f"bind {name} = {expr}")
+    _dump_cond(pattern.cond, lines, "")
+    for name, value in pattern.bindings:
+        lines.append(f"bind {name} = {_dump_value(value)}")
     return "\n".join(lines)
 
 
-def _dump_steps(steps: Tuple[Step, ...], lines: list[str], indent: str) -> None:
-    for step in steps:
-        if isinstance(step, Let):
-            lines.append(f"{indent}let {step.temp} = {step.expr}")
-        elif isinstance(step, Unpack):
-            targets = [
-                ("*" + t) if i == step.star else t for i, t in enumerate(step.temps)
-            ]
-            lines.append(f"{indent}unpack {', '.join(targets)} = {step.source}")
-        elif isinstance(step, Check):
-            lines.append(f"{indent}check {step.expr}")
-        else:
-            lines.append(f"{indent}first of -> {', '.join(step.outputs) or '()'}")
-            for branch in step.branches:
-                lines.append(f"{indent}  branch -> ({', '.join(branch.values)})")
-                _dump_steps(branch.steps, lines, indent + "    ")
+def _dump_cond(cond: Cond, lines: list, indent: str) -> None:
+    if isinstance(cond, Test):
+        lines.append(f"{indent}{cond.kind} {cond.expr}")
+    elif isinstance(cond, All):
+        for part in cond.parts:
+            _dump_cond(part, lines, indent)
+    else:
+        lines.append(f"{indent}any of")
+        for alternative in cond.alternatives:
+            lines.append(f"{indent}  alternative")
+            _dump_cond(alternative, lines, indent + "    ")
+
+
+def _dump_value(value: Value) -> str:
+    if isinstance(value, str):
+        return value
+    return "choice(" + ", ".join(_dump_value(v) for _, v in value.options) + ")"

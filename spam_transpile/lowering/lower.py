@@ -1,98 +1,121 @@
-"""Lower one case's pattern to steps and captures (see :mod:`spam_transpile.lowering.ir`).
+"""Lower one case's pattern to a condition and bindings (see :mod:`.ir`).
 
-One ``lower_<kind>`` function per pattern kind, each taking the pattern and the
-expression that holds its subject, in the order CPython's pattern compiler
-(``compiler_pattern_*`` in 3.10's ``compile.c``) does its work:
+One ``lower_<kind>`` function per pattern kind, each taking the pattern and
+the path (source text) that reads its subject, and returning a condition
+and the bindings the pattern makes. Checks follow the order of CPython's
+pattern compiler (``compiler_pattern_*`` in 3.10's ``compile.c``):
 
-- sequence: flag check, ``len``, then either one iteration of the subject
-  (no star, or a named star: ``UNPACK_SEQUENCE``/``UNPACK_EX``) or, with a
-  ``*_`` wildcard, ``s[i]`` / ``s[len(s) - k]`` per non-wildcard element,
-  each matched as soon as it is read;
-- mapping: flag check, ``len(s) >= #keys``, one ``s.get(key, dummy)`` per key
-  (with the duplicate-key check between them), ``**rest``, then sub-patterns;
-- class: type check, isinstance, every attribute read, then sub-patterns.
+- sequence: kind check, ``len``, then the items, read by index (``s[i]``
+  before a star, ``s[len(s) - k]`` after it: never a negative index);
+- mapping: kind check, ``len(s) >= #keys``, the keys' duplicate check for
+  value-pattern keys, one ``get(key, MISSING)`` per key, then sub-patterns;
+- class: the type check, isinstance, the attributes, then sub-patterns.
+
+Facts known at transpile time (:mod:`.facts`) drop checks: a dataclass of
+this module has known ``__match_args__`` and fields its ``__init__`` always
+sets, a builtin like ``int`` matches itself, and a subject the match
+statement spells as a tuple display has a known kind and length.
 """
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+import re
+import unicodedata
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from spam_transpile.lowering import runtime
+from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import (
-    Alternatives,
-    Branch,
-    Check,
-    Let,
+    TRUE,
+    All,
+    AnyOf,
+    Choice,
+    Cond,
     LoweredPattern,
-    Step,
-    Unpack,
+    Test,
+    Value,
+    all_of,
+    is_true,
 )
 from spam_transpile.lowering.names import Names
 
-Code = Callable[[cst.CSTNode], str]
-Captures = List[Tuple[str, str]]
+Bindings = List[Tuple[str, Value]]
+Lowered = Tuple[Cond, Bindings]
 
-LITERAL_NODES = (
-    cst.Integer,
-    cst.Float,
-    cst.Imaginary,
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.UnaryOperation,
-    cst.BinaryOperation,
-)
+
+class Subject:
+    """What is known about a path: its text, and its kind/length if known."""
+
+    def __init__(
+        self, text: str, kind: Optional[str] = None, length: Optional[int] = None
+    ) -> None:
+        self.text = text
+        self.kind = kind
+        self.length = length
+        #: element paths of a tuple-display subject (``match a, b:``)
+        self.elements: Optional[List[str]] = None
 
 
 class Lowering:
-    """Lowers patterns of one module; ``code`` renders an expression node."""
+    """Lowers patterns of one module."""
 
-    def __init__(self, names: Names, code: Code) -> None:
+    def __init__(
+        self, names: Names, code: "cst.Module.code_for_node", facts: ModuleFacts
+    ) -> None:
         self.names = names
         self.code = code
+        self.facts = facts
+        self.used_helper = False
+        self._helper = ""
 
-    def lower_case(self, pattern: cst.MatchPattern, subject: str) -> LoweredPattern:
-        steps: List[Step] = []
-        captures: Captures = []
-        self.lower(pattern, subject, steps, captures)
-        return LoweredPattern(tuple(steps), tuple(captures))
+    @property
+    def helper_name(self) -> str:
+        return self._helper
 
-    def lower(
-        self, pattern: cst.MatchPattern, v: str, steps: List[Step], captures: Captures
-    ) -> None:
+    def helper(self, attribute: str) -> str:
+        """``_spam.<attribute>``: marks the module as needing the helper."""
+        self.used_helper = True
+        if not self._helper:
+            self._helper = self.names.helper_name()
+        return f"{self._helper}.{attribute}"
+
+    def lower_case(
+        self, pattern: cst.MatchPattern, subject: Union[str, Subject]
+    ) -> LoweredPattern:
+        if isinstance(subject, str):
+            subject = Subject(subject)
+        cond, bindings = self.lower(pattern, subject)
+        return LoweredPattern(cond, tuple(bindings))
+
+    def lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
         if isinstance(pattern, cst.MatchAs):
-            lower_as(self, pattern, v, steps, captures)
-        elif isinstance(pattern, cst.MatchValue):
-            lower_value(self, pattern, v, steps, captures)
-        elif isinstance(pattern, cst.MatchSingleton):
-            lower_singleton(self, pattern, v, steps, captures)
-        elif isinstance(pattern, cst.MatchOr):
-            lower_or(self, pattern, v, steps, captures)
-        elif isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
-            lower_sequence(self, pattern, v, steps, captures)
-        elif isinstance(pattern, cst.MatchMapping):
-            lower_mapping(self, pattern, v, steps, captures)
-        elif isinstance(pattern, cst.MatchClass):
-            lower_class(self, pattern, v, steps, captures)
-        else:  # pragma: no cover - LibCST has no other pattern node
-            raise TypeError(f"unknown pattern node {type(pattern).__name__}")
+            return lower_as(self, pattern, v)
+        if isinstance(pattern, cst.MatchValue):
+            return lower_value(self, pattern, v)
+        if isinstance(pattern, cst.MatchSingleton):
+            return lower_singleton(self, pattern, v)
+        if isinstance(pattern, cst.MatchOr):
+            return lower_or(self, pattern, v)
+        if isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
+            return lower_sequence(self, pattern, v)
+        if isinstance(pattern, cst.MatchMapping):
+            return lower_mapping(self, pattern, v)
+        if isinstance(pattern, cst.MatchClass):
+            return lower_class(self, pattern, v)
+        raise TypeError(f"unknown pattern node {type(pattern).__name__}")
 
     # -- helpers shared by the kinds -------------------------------------------
 
     def expr(self, node: cst.BaseExpression) -> str:
-        """Source of ``node`` as a self-contained (parenthesized) expression."""
+        """Source of ``node`` as a self-contained expression."""
         text = self.code(node.with_changes(lpar=[], rpar=[])).strip()
         if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float)):
             return text
         if isinstance(node, (cst.SimpleString, cst.Imaginary)) and "\n" not in text:
             return text
         return f"({text})"
-
-    def let(self, steps: List[Step], hint: str, expr: str) -> str:
-        temp = self.names.temp(hint)
-        steps.append(Let(temp, expr))
-        return temp
 
     def b(self, name: str) -> str:
         return self.names.builtin(name)
@@ -106,256 +129,307 @@ def is_wildcard(pattern: cst.MatchPattern) -> bool:
     )
 
 
-def lower_as(
-    low: Lowering, p: cst.MatchAs, v: str, steps: List[Step], caps: Captures
-) -> None:
+_DOTTED = re.compile(r"[^\W\d][\w.]*\Z")
+
+
+def _atom(text: str) -> str:
+    """``text`` safe to follow with ``[i]``, ``.x`` or to use as an operand."""
+    if _DOTTED.match(text) or (text.startswith("(") and _balanced(text)):
+        return text
+    if text.endswith(("]", ")")) and not text.startswith(("-", "not ")):
+        # a call, subscript or attribute chain: already an atom
+        if " if " not in text and " else " not in text:
+            return text
+    return f"({text})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return depth == 0
+
+
+def lower_as(low: Lowering, p: cst.MatchAs, v: Subject) -> Lowered:
+    cond: Cond = TRUE
+    bindings: Bindings = []
     if p.pattern is not None:
-        low.lower(p.pattern, v, steps, caps)
+        cond, bindings = low.lower(p.pattern, v)
     if p.name is not None:
-        caps.append((p.name.value, v))
+        bindings.append((p.name.value, v.text))
+    return cond, bindings
 
 
-def lower_value(
-    low: Lowering, p: cst.MatchValue, v: str, steps: List[Step], caps: Captures
-) -> None:
+def lower_value(low: Lowering, p: cst.MatchValue, v: Subject) -> Lowered:
     # PEP 634: a value pattern succeeds if ``subject == value``, with the
     # subject on the left (that decides which __eq__ runs first).
-    steps.append(Check(f"{v} == {low.expr(p.value)}"))
+    return Test(f"{_atom(v.text)} == {low.expr(p.value)}", "eq", v.text), []
 
 
-def lower_singleton(
-    low: Lowering, p: cst.MatchSingleton, v: str, steps: List[Step], caps: Captures
-) -> None:
-    steps.append(Check(f"{v} is {p.value.value}"))
+def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered:
+    return Test(f"{_atom(v.text)} is {p.value.value}", "is", v.text), []
 
 
-def lower_or(
-    low: Lowering, p: cst.MatchOr, v: str, steps: List[Step], caps: Captures
-) -> None:
-    lowered: List[Tuple[List[Step], Captures]] = []
-    for element in p.patterns:
-        branch_steps: List[Step] = []
-        branch_caps: Captures = []
-        low.lower(element.pattern, v, branch_steps, branch_caps)
-        lowered.append((branch_steps, branch_caps))
+def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
+    lowered = [low.lower(element.pattern, v) for element in p.patterns]
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
     names: List[str] = []
-    for _, branch_caps in lowered:
-        names += [name for name, _ in branch_caps if name not in names]
-    outputs = tuple(low.names.temp("alt") for _ in names)
-    branches = []
-    for branch_steps, branch_caps in lowered:
-        values = dict(branch_caps)
-        # A branch that always raises (``int(a, b)``) never supplies its names.
-        branches.append(
-            Branch(tuple(branch_steps), tuple(values.get(n, "None") for n in names))
+    for _, bindings in lowered:
+        names += [name for name, _ in bindings if name not in names]
+    alternatives = tuple(cond for cond, _ in lowered)
+    if any(is_true(cond) for cond in alternatives):
+        # An irrefutable alternative: later ones are never tried.
+        first = next(i for i, cond in enumerate(alternatives) if is_true(cond))
+        lowered = lowered[: first + 1]
+        alternatives = alternatives[: first + 1]
+    cond: Cond = alternatives[0] if len(alternatives) == 1 else AnyOf(alternatives)
+    out: Bindings = []
+    for name in names:
+        options = tuple(
+            (alt_cond, dict(bindings).get(name, "None"))
+            for alt_cond, bindings in lowered
         )
-    steps.append(Alternatives(tuple(branches), outputs))
-    caps.extend(zip(names, outputs))
+        values = {_value_key(value) for _, value in options}
+        # The same path in every alternative needs no choice.
+        if len(values) == 1:
+            out.append((name, options[0][1]))
+        else:
+            out.append((name, Choice(options)))
+    return cond, out
+
+
+def _value_key(value: Value) -> str:
+    return value if isinstance(value, str) else repr(value)
+
+
+# -- sequences --------------------------------------------------------------
 
 
 def lower_sequence(
-    low: Lowering,
-    p: Union[cst.MatchList, cst.MatchTuple],
-    v: str,
-    steps: List[Step],
-    caps: Captures,
-) -> None:
+    low: Lowering, p: Union[cst.MatchList, cst.MatchTuple], v: Subject
+) -> Lowered:
     elements: Sequence[Union[cst.MatchSequenceElement, cst.MatchStar]] = p.patterns
     size = len(elements)
     star: Optional[int] = next(
         (i for i, e in enumerate(elements) if isinstance(e, cst.MatchStar)), None
     )
-    steps.append(Check(runtime.is_sequence(low.names, v)))
-    length = f"{low.b('len')}({v})"
-    if star is None:
-        steps.append(Check(f"{length} == {size}"))
-    elif size > 1:
-        steps.append(Check(f"{length} >= {size - 1}"))
-    wild = [
-        (e.name is None) if isinstance(e, cst.MatchStar) else is_wildcard(e.value)
-        for e in elements
-    ]
-    if all(wild):
-        return
-    if star is not None and wild[star]:
-        _lower_sequence_by_index(low, elements, star, v, steps, caps, wild)
-    else:
-        _lower_sequence_by_unpacking(low, elements, star, v, steps, caps)
-
-
-def _lower_sequence_by_index(
-    low: Lowering,
-    elements: Sequence[Union[cst.MatchSequenceElement, cst.MatchStar]],
-    star: int,
-    v: str,
-    steps: List[Step],
-    caps: Captures,
-    wild: List[bool],
-) -> None:
-    size = len(elements)
+    fixed = size if star is None else size - 1
+    tests: List[Cond] = []
+    if v.kind != "sequence":
+        tests.append(_kind_test(low, v, "sequence"))
+    if v.length is not None:
+        fits = v.length == size if star is None else v.length >= fixed
+        if not fits:
+            return Test("False", "len", v.text, ("never", 0)), []
+    elif star is None:
+        tests.append(_len_test(low, v, "==", size))
+    elif fixed:
+        tests.append(_len_test(low, v, ">=", fixed))
+    bindings: Bindings = []
     for i, element in enumerate(elements):
-        if wild[i]:
-            continue
-        assert isinstance(element, cst.MatchSequenceElement)
-        # CPython indexes from the front before the star and with a
-        # non-negative ``len(s) - k`` after it (calling len() again), never
-        # with a negative index; each item is matched as soon as it is read.
-        index = str(i) if i < star else f"{low.b('len')}({v}) - {size - i}"
-        item = low.let(steps, "item", f"{v}[{index}]")
-        low.lower(element.value, item, steps, caps)
-
-
-def _lower_sequence_by_unpacking(
-    low: Lowering,
-    elements: Sequence[Union[cst.MatchSequenceElement, cst.MatchStar]],
-    star: Optional[int],
-    v: str,
-    steps: List[Step],
-    caps: Captures,
-) -> None:
-    temps = tuple(low.names.temp("item") for _ in elements)
-    steps.append(Unpack(v, temps, star))
-    for element, temp in zip(elements, temps):
         if isinstance(element, cst.MatchStar):
             if element.name is not None:
-                caps.append((element.name.value, temp))
-        else:
-            low.lower(element.value, temp, steps, caps)
+                end = size - i - 1
+                bindings.append(
+                    (element.name.value, f"{low.helper('items')}({v.text}, {i}, {end})")
+                )
+            continue
+        if is_wildcard(element.value):
+            continue
+        item = _item(low, v, i, star, size)
+        cond, inner = low.lower(element.value, item)
+        tests.append(cond)
+        bindings.extend(inner)
+    return all_of(*tests), bindings
+
+
+def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> Subject:
+    if v.elements is not None and (star is None or i < star):
+        return Subject(v.elements[i])
+    if v.elements is not None:
+        return Subject(v.elements[len(v.elements) - (size - i)])
+    if star is None or i < star:
+        return Subject(f"{_atom(v.text)}[{i}]")
+    # CPython indexes after the star with a non-negative ``len(s) - k``.
+    return Subject(f"{_atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]")
+
+
+def _kind_test(low: Lowering, v: Subject, kind: str) -> Test:
+    number = 1 if kind == "sequence" else 2
+    return Test(f"{low.helper('kind')}({v.text}) == {number}", "kind", v.text, kind)
+
+
+def _len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:
+    return Test(f"{low.b('len')}({v.text}) {op} {n}", "len", v.text, (op, n))
+
+
+# -- mappings ---------------------------------------------------------------
 
 
 def _is_literal_key(key: cst.BaseExpression) -> bool:
     return not isinstance(key, (cst.Name, cst.Attribute))
 
 
-def lower_mapping(
-    low: Lowering, p: cst.MatchMapping, v: str, steps: List[Step], caps: Captures
-) -> None:
-    steps.append(Check(runtime.is_mapping(low.names, v)))
+def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
+    tests: List[Cond] = [_kind_test(low, v, "mapping")]
     elements = list(p.elements)
     if elements:
-        steps.append(Check(f"{low.b('len')}({v}) >= {len(elements)}"))
-    keys: List[str] = []
-    for element in elements:
-        text = low.expr(element.key)
-        # Value-pattern keys are looked up once, all before the first get();
-        # multi-line literals get a temporary so the header stays one line.
-        if not _is_literal_key(element.key) or "\n" in text:
-            text = low.let(steps, "key", text)
-        keys.append(text)
-    values: List[str] = []
-    if elements:
-        get = low.let(steps, "get", f"{v}.get")
-        dummy = low.let(steps, "missing", f"{low.b('object')}()")
-        checks_duplicates = not all(_is_literal_key(e.key) for e in elements)
-        for i, key in enumerate(keys):
-            if checks_duplicates:
-                _check_key_unique(low, keys, i, steps)
-            value = low.let(steps, "value", f"{get}({key}, {dummy})")
-            steps.append(Check(f"{value} is not {dummy}"))
-            values.append(value)
+        tests.append(_len_test(low, v, ">=", len(elements)))
+    keys = [low.expr(element.key) for element in elements]
+    if not all(_is_literal_key(e.key) for e in elements):
+        # match_keys() in ceval.c checks the keys for duplicates (and
+        # hashability) before looking any of them up.
+        tests.append(Test(f"{low.helper('keys')}({', '.join(keys)})", "raise"))
+    missing = low.helper("MISSING")
+    get = f"{_atom(v.text)}.get"
+    bindings: Bindings = []
+    values: List[Subject] = []
+    for key in keys:
+        tests.append(
+            Test(f"{get}({key}, {missing}) is not {missing}", "key", v.text, key)
+        )
+        values.append(Subject(f"{get}({key})"))
     for element, value in zip(elements, values):
-        low.lower(element.pattern, value, steps, caps)
+        cond, inner = low.lower(element.pattern, value)
+        tests.append(cond)
+        bindings.extend(inner)
     if p.rest is not None:
-        # compiler_pattern_mapping: COPY_DICT_WITHOUT_KEYS runs only once every
-        # value sub-pattern has matched.
-        rest = low.let(steps, "rest", f"{{**{v}}}")
-        if keys:
-            pops = ", ".join(f"{rest}.pop({key})" for key in keys)
-            steps.append(Check(f"[{pops}]"))
-        caps.append((p.rest.value, rest))
+        bindings.append(
+            (
+                p.rest.value,
+                f"{low.helper('rest')}({v.text}, ({''.join(k + ', ' for k in keys)}))",
+            )
+        )
+    return all_of(*tests), bindings
 
 
-def _check_key_unique(
-    low: Lowering, keys: List[str], i: int, steps: List[Step]
-) -> None:
-    # match_keys() in ceval.c puts every key in a set before looking it up,
-    # so an unhashable key raises TypeError and a repeated one ValueError.
-    key = keys[i]
-    if i == 0:
-        steps.append(Check(f"{low.b('hash')}({key}) is not None"))
-        return
-    seen = "{" + ", ".join(keys[:i]) + "}"
-    steps.append(
-        Check(f"({key} not in {seen} or {runtime.duplicate_key(low.names, key)})")
-    )
+# -- classes ----------------------------------------------------------------
 
 
-def lower_class(
-    low: Lowering, p: cst.MatchClass, v: str, steps: List[Step], caps: Captures
-) -> None:
+def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
     cls = low.expr(p.cls)
-    if not isinstance(p.cls, cst.Name):
-        cls = low.let(steps, "cls", cls)
     positional = [arg.value for arg in p.patterns]
-    keywords = [(kw.key.value, kw.pattern) for kw in p.kwds]
-    self_matching = isinstance(p.cls, cst.Name) and _is_builtin_self_type(
-        low, p.cls.value
+    keywords = [
+        (unicodedata.normalize("NFKC", kw.key.value), kw.pattern) for kw in p.kwds
+    ]
+    name = p.cls.value if isinstance(p.cls, cst.Name) else None
+    known = low.facts.known_class(name) if name else None
+    self_matching = (
+        name is not None
+        and name in runtime.MATCH_SELF_TYPES
+        and low.names.builtin(name) == name
     )
-    if not self_matching:
-        steps.append(Check(runtime.is_a_type(low.names, cls)))
-    steps.append(Check(f"{low.b('isinstance')}({v}, {cls})"))
-    attributes: List[str] = []
-    dummy: Optional[str] = None
-    if positional and self_matching:
-        if len(positional) > 1:
-            exc = (
-                f"{low.b('TypeError')}('{cls}() accepts 1 positional sub-pattern "
-                f"({len(positional)} given)')"
-            )
-            steps.append(Check(runtime.raise_(low.names, exc)))
-            return  # it always raises: no sub-pattern is ever tried
-        attributes.append(v)
-    elif positional:
-        dummy = low.let(steps, "missing", f"{low.b('object')}()")
-        match_args = low.let(
-            steps, "args", runtime.match_args_lookup(low.names, cls, dummy)
-        )
-        steps.append(
-            Check(
-                runtime.match_args_usable(
-                    low.names, cls, match_args, dummy, len(positional)
-                )
-            )
-        )
-        for i in range(len(positional)):
-            name = runtime.match_arg_name(low.names, match_args, i)
-            if i > 0:
-                name = (
-                    f"({name} if {match_args}[{i}] not in {match_args}[:{i}] else "
-                    f"{runtime.duplicate_attribute(low.names, cls, f'{match_args}[{i}]')})"
-                )
-            read = f"{low.b('getattr')}({v}, {name}, {dummy})"
-            if i == 0:
-                # No __match_args__: the class matches its one sub-pattern
-                # against the subject itself (checked above).
-                read = f"({v} if {match_args} is {dummy} else {read})"
-            attributes.append(_read_attribute(low, steps, read, dummy))
-    for keyword, _ in keywords:
-        if dummy is None:
-            dummy = low.let(steps, "missing", f"{low.b('object')}()")
-        if positional and not self_matching:
-            duplicate = runtime.duplicate_attribute(low.names, cls, repr(keyword))
-            steps.append(
-                Check(
-                    f"({match_args} is {dummy} or {keyword!r} not in {match_args}[:{len(positional)}]"
-                    f" or {duplicate})"
-                )
-            )
-        read = f"{low.b('getattr')}({v}, {keyword!r}, {dummy})"
-        attributes.append(_read_attribute(low, steps, read, dummy))
-    sub_patterns = positional + [pattern for _, pattern in keywords]
-    for pattern, attribute in zip(sub_patterns, attributes):
-        low.lower(pattern, attribute, steps, caps)
+    if self_matching and len(positional) <= 1:
+        return _lower_self_class(low, cls, positional, keywords, v)
+    if known is not None and known.match_args is not None:
+        lowered = _lower_known_class(low, cls, known, positional, keywords, v)
+        if lowered is not None:
+            return lowered
+    return _lower_dynamic_class(low, cls, name, positional, keywords, v)
 
 
-def _read_attribute(low: Lowering, steps: List[Step], read: str, dummy: str) -> str:
-    value = low.let(steps, "attr", read)
+def _isinstance(low: Lowering, v: Subject, cls: str) -> Test:
+    return Test(f"{low.b('isinstance')}({v.text}, {cls})", "isinstance", v.text, cls)
+
+
+def _lower_self_class(
+    low: Lowering,
+    cls: str,
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Lowered:
+    tests: List[Cond] = [_isinstance(low, v, cls)]
+    subs: List[Tuple[cst.MatchPattern, Subject]] = []
+    if positional:
+        subs.append((positional[0], v))
+    subs += _keyword_reads(low, keywords, v, tests, known_fields=())
+    return _with_subpatterns(low, tests, subs)
+
+
+def _keyword_reads(
+    low: Lowering,
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+    tests: List[Cond],
+    known_fields: Sequence[str],
+) -> List[Tuple[cst.MatchPattern, Subject]]:
+    subs = []
+    for attribute, pattern in keywords:
+        subs.append((pattern, _attribute(low, v, attribute, tests, known_fields)))
+    return subs
+
+
+def _attribute(
+    low: Lowering, v: Subject, attribute: str, tests: List[Cond], known: Sequence[str]
+) -> Subject:
+    if attribute.isidentifier() and attribute in known:
+        # A dataclass's __init__ always sets its fields.
+        return Subject(f"{_atom(v.text)}.{attribute}")
+    missing = low.helper("MISSING")
+    read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
     # getattr() with a default swallows AttributeError only, as match_class does.
-    steps.append(Check(f"{value} is not {dummy}"))
-    return value
+    tests.append(Test(f"{read} is not {missing}", "attr", v.text, attribute))
+    if attribute.isidentifier() and not attribute.startswith("__"):
+        return Subject(f"{_atom(v.text)}.{attribute}")
+    return Subject(f"{low.b('getattr')}({v.text}, {attribute!r})")
 
 
-def _is_builtin_self_type(low: Lowering, name: str) -> bool:
-    return name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name
+def _with_subpatterns(
+    low: Lowering, tests: List[Cond], subs: List[Tuple[cst.MatchPattern, Subject]]
+) -> Lowered:
+    bindings: Bindings = []
+    for pattern, subject in subs:
+        cond, inner = low.lower(pattern, subject)
+        tests.append(cond)
+        bindings.extend(inner)
+    return all_of(*tests), bindings
+
+
+def _lower_known_class(
+    low: Lowering,
+    cls: str,
+    known: KnownClass,
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Optional[Lowered]:
+    match_args = known.match_args or ()
+    if len(positional) > len(match_args):
+        return None  # the dynamic path raises CPython's TypeError
+    names = list(match_args[: len(positional)]) + [k for k, _ in keywords]
+    if len(set(names)) != len(names):
+        return None  # likewise: "got multiple sub-patterns for attribute"
+    tests: List[Cond] = [_isinstance(low, v, cls)]
+    reads = [(a, p) for a, p in zip(match_args, positional)] + keywords
+    subs = _keyword_reads(low, reads, v, tests, known.fields)
+    return _with_subpatterns(low, tests, subs)
+
+
+def _lower_dynamic_class(
+    low: Lowering,
+    cls: str,
+    name: Optional[str],
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Lowered:
+    checked = f"{low.helper('cls')}({cls})"
+    tests: List[Cond] = [_isinstance(low, v, checked)]
+    if not positional:
+        subs = _keyword_reads(low, keywords, v, tests, known_fields=())
+        return _with_subpatterns(low, tests, subs)
+    kw_names = "".join(f"{k!r}, " for k, _ in keywords)
+    values = f"{low.helper('attrs')}({v.text}, {cls}, {len(positional)}, ({kw_names}))"
+    tests.append(Test(f"{values} is not None", "attr", v.text, values))
+    sub_patterns = positional + [pattern for _, pattern in keywords]
+    subs = [
+        (pattern, Subject(f"{values}[{i}]")) for i, pattern in enumerate(sub_patterns)
+    ]
+    return _with_subpatterns(low, tests, subs)

@@ -22,6 +22,7 @@ import libcst as cst
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 TEMP_PREFIX = "_spam_"
+HELPER_NAME = "_spam"
 
 
 def identifiers_in(source: str) -> FrozenSet[str]:
@@ -183,6 +184,16 @@ class Names:
             if candidate not in self._taken:
                 self._taken.add(candidate)
                 return candidate
+
+    def helper_name(self) -> str:
+        """The one private name the module's helper is bound to."""
+        candidate = HELPER_NAME
+        counter = 0
+        while candidate in self._taken:
+            counter += 1
+            candidate = f"{HELPER_NAME}{counter}"
+        self._taken.add(candidate)
+        return candidate
 
     def builtin(self, name: str) -> str:
         assert hasattr(builtins, name), name

@@ -1,24 +1,38 @@
-"""How the emitted code spells CPython's pattern-matching primitives.
+"""The per-module helper: what cannot be decided at transpile time.
 
-Every primitive is an expression template, so a transpiled file needs no
-import, no helper function and no runtime package. Templates name builtins as
-``{len}`` etc. and are filled through :class:`~spam_transpile.lowering.names.Names`,
-which spells a builtin the module shadows as ``__import__('builtins').len``.
+A transpiled module that needs it gets one private name (``_spam``, or a
+fresh variant when the module already uses that name) bound to a small
+namespace with these functions, defined once per process (the first module
+compiles :data:`HELPER_SOURCE` and registers it in ``sys.modules`` under a
+versioned key; every later module reuses it), so the output still needs
+nothing installed at run time:
 
-The facts mirrored here come from CPython 3.10's ``ceval.c`` (``match_class``,
-``match_keys``) and ``compile.c`` (``compiler_pattern_*``), as observed on
-3.10-3.13.
+- ``kind(v)``: 1 if ``v`` is a sequence for pattern matching, 2 if a
+  mapping, else 0. CPython 3.10+ keeps the answer in the type's flags
+  (``Py_TPFLAGS_SEQUENCE``/``Py_TPFLAGS_MAPPING``), which ``kind`` reads
+  there; older interpreters get an emulation cached per type and dropped
+  whenever ``abc.get_cache_token()`` says an ABC registration happened.
+- ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
+  non-type.
+- ``attrs(v, c, npos, keywords)``: the attribute values a class pattern
+  matches against, in match_class()'s order and with its TypeErrors
+  (``__match_args__`` on 3.9 derived for dataclasses and namedtuples as 3.10
+  derives it), or None when an attribute is missing (no match).
+- ``items(v, start, end)``: ``[v[start], ..., v[len(v) - end - 1]]`` for a
+  star capture, by indexing (a deque cannot be sliced).
+- ``rest(v, keys)``: ``**rest`` of a mapping pattern.
+- ``keys(*keys)``: True, or the ValueError/TypeError CPython raises for
+  duplicate or unhashable value-pattern keys.
+- ``MISSING``: the sentinel of ``getattr(v, name, MISSING)``.
 """
 
 from __future__ import annotations
 
-import string
-from typing import Dict
+import hashlib
+from typing import List
 
-from spam_transpile.lowering.names import Names
-
-# PEP 634, class patterns: instances of these (and of their subclasses) match
-# a single positional sub-pattern against the whole subject.
+# Instances of these (and of their subclasses) match one positional
+# sub-pattern against the whole subject (PEP 634, class patterns).
 MATCH_SELF_TYPES = (
     "bool",
     "bytearray",
@@ -33,242 +47,188 @@ MATCH_SELF_TYPES = (
     "tuple",
 )
 
-# ``_collections_abc`` is imported by ``os`` at startup on every CPython we
-# target, so this is a dictionary lookup, and it leaves no name behind.
-ABC = "{__import__}('_collections_abc')"
-
-# CPython 3.10 decides "sequence or mapping" from a type flag that each class
-# inherits from the first class in its MRO that has one (registration sets it
-# too). isinstance() alone cannot tell which one wins when a class is both, so
-# walk the MRO for the first class that is one and not the other.
-_SEQUENCE_WINS = (
-    "{next}(({s} for {b} in {type}({v}).__mro__ for {s}, {m} in "
-    "(({issubclass}({b}, "
-    + ABC
-    + ".Sequence), {issubclass}({b}, "
-    + ABC
-    + ".Mapping)),)"
-    " if {s} is not {m}), False)"
-)
-
-_NOT_TEXT = "not {isinstance}({v}, ({str}, {bytes}, {bytearray}))"
-
-# array.array has CPython 3.10's sequence flag but was never registered with
-# collections.abc.Sequence. Its subclasses keep it as their solid base, the
-# last class before ``object`` in the MRO; for ``object`` itself the slice
-# gives ``object``.
-_ARRAY = "{type}({v}).__mro__[-2:][0].__module__ == 'array'"
-
-# Exact builtin types answer at once; only other types pay for the ABC checks.
-_NEVER_SEQUENCE = (
-    "({dict}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
-)
-_NEVER_MAPPING = "({list}, {tuple}, {str}, {bytes}, {int}, {float}, {bool}, {bytearray}, {set}, {frozenset})"
-
-# CPython 3.10+ keeps the answer in the type's flags (Py_TPFLAGS_SEQUENCE,
-# 1 << 5, and Py_TPFLAGS_MAPPING, 1 << 6), which MATCH_SEQUENCE/MATCH_MAPPING
-# read. Output that runs on 3.10+ reads them too: exact, and fast. Older
-# interpreters have neither bit set on ``list``/``dict`` and use the emulation.
-_FLAG_SEQUENCE = "{type}({v}).__flags__ & 32 != 0 if {list}.__flags__ & 32 else "
-_FLAG_MAPPING = "{type}({v}).__flags__ & 64 != 0 if {dict}.__flags__ & 64 else "
-
-IS_SEQUENCE = (
-    "("
-    + _FLAG_SEQUENCE
-    + "{type}({v}) is {list} or {type}({v}) is {tuple} or ({v} is not None and {type}({v}) not in "
-    + _NEVER_SEQUENCE
-    + " and "
-    + _NOT_TEXT
-    + " and ({isinstance}({v}, "
-    + ABC
-    + ".Sequence) or "
-    + _ARRAY
-    + ") and (not {isinstance}({v}, "
-    + ABC
-    + ".Mapping) or "
-    + _SEQUENCE_WINS
-    + ")))"
-)
-
-IS_MAPPING = (
-    "("
-    + _FLAG_MAPPING
-    + "({type}({v}) is {dict} or ({v} is not None and {type}({v}) not in "
-    + _NEVER_MAPPING
-    + " and {isinstance}({v}, "
-    + ABC
-    + ".Mapping) and (not {isinstance}({v}, "
-    + ABC
-    + ".Sequence) or not "
-    + _NOT_TEXT
-    + " or not "
-    + _SEQUENCE_WINS
-    + "))))"
-)
-
-# Raise from inside an expression: throwing into a fresh, unstarted generator
-# re-raises the exception at once, with no helper function.
-RAISE = "(_ for _ in ()).throw({exc})"
-
-# tp_name, which CPython's messages use: bare for classes defined in Python and
-# for builtins, "module.Name" for other C types (collections.deque, ...).
-TYPE_NAME = (
-    "({c}.__name__ if {c}.__flags__ & 512 or {c}.__module__ == 'builtins' "
-    "else {c}.__module__ + '.' + {c}.__name__)"
-)
-
-IS_A_TYPE = (
-    "({isinstance}({c}, {type}) or "
-    + RAISE.replace("{exc}", "{TypeError}('called match pattern must be a type')")
-    + ")"
-)
-
-# Python 3.10 gives dataclasses and namedtuples a __match_args__ of their
-# own; 3.9 and older do not. Derive it as 3.10 does: for each class in the
-# MRO, its own __match_args__, else its dataclass init fields (3.10 takes
-# InitVar fields too, never ClassVar ones), else a namedtuple's _fields.
-_DATACLASS_FIELDS = (
-    "{tuple}({f}.name for {f} in {b}.__dict__['__dataclass_fields__'].values() "
-    "if {f}.init and {getattr}({f}._field_type, 'name', '') != '_FIELD_CLASSVAR')"
-)
-_IS_DATACLASS = (
-    "'__dataclass_params__' in {b}.__dict__ and '__dataclass_fields__' in {b}.__dict__"
-)
-
-_OWN_MATCH_ARGS = (
-    "{next}(({r} for {b} in {c}.__mro__ for {r} in ("
-    "{b}.__dict__['__match_args__'] if '__match_args__' in {b}.__dict__ else "
-    + _DATACLASS_FIELDS
-    + " if "
-    + _IS_DATACLASS
-    + " else "
-    "{b}.__dict__['_fields'] if '_fields' in {b}.__dict__ and {issubclass}({b}, {tuple}) "
-    "else {d},) if {r} is not {d}), {d})"
-)
-
-# Fast paths first: a class's own __match_args__ (every class on 3.10+, and
-# user-written ones), then a class decorated with @dataclass itself; only
-# subclasses of dataclasses and namedtuples on 3.9 walk the MRO.
-MATCH_ARGS_LOOKUP = (
-    "({getattr}({c}, '__match_args__') if '__match_args__' in {c}.__dict__ else "
-    + _DATACLASS_FIELDS.replace("{b}", "{c}")
-    + " if "
-    + _IS_DATACLASS.replace("{b}", "{c}")
-    + " else "
-    + _OWN_MATCH_ARGS
-    + " if {hasattr}({c}, '__dataclass_fields__') or "
-    "({issubclass}({c}, {tuple}) and {hasattr}({c}, '_fields')) "
-    "else {getattr}({c}, '__match_args__', {d}))"
-)
-
-_ACCEPTS = (
-    "{TypeError}('%s() accepts %d positional sub-pattern%s (%d given)' % ("
-    + TYPE_NAME
-    + ", {allowed}, '' if {allowed} == 1 else 's', {npos}))"
-)
-
-_NOT_A_TUPLE = (
-    "{TypeError}('%s.__match_args__ must be a tuple (got %s)' % ("
-    + TYPE_NAME
-    + ", {type}({m}).__name__))"
-)
+HELPER_SOURCE = """\
+import _collections_abc as abc, sys
+MISSING = object()
+SELF = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+NEW = bool(list.__flags__ & 32)
 
 
-def fill(template: str, names: Names, **operands: str) -> str:
-    """Fill ``template``: operands by keyword, any other field as a builtin."""
-    fields = {field for _, field, _, _ in string.Formatter().parse(template) if field}
-    values: Dict[str, str] = {}
-    for field in fields:
-        values[field] = operands[field] if field in operands else names.builtin(field)
-    return template.format(**values)
+def raise_(exc):
+    raise exc
 
 
-def raise_(names: Names, exc: str) -> str:
-    return fill(RAISE, names, exc=exc)
+def _kind_of(t):
+    # Before 3.10: the flag a type would have. A class that is both a
+    # Sequence and a Mapping is what the first class in its MRO that is
+    # only one of them is; str/bytes/bytearray are never sequences; array
+    # has the flag without being registered.
+    seq = not issubclass(t, (str, bytes, bytearray)) and (
+        issubclass(t, abc.Sequence) or t.__mro__[-2:][0].__module__ == "array"
+    )
+    mapping = issubclass(t, abc.Mapping)
+    if seq and mapping:
+        for base in t.__mro__:
+            s, m = issubclass(base, abc.Sequence), issubclass(base, abc.Mapping)
+            if s is not m:
+                return 1 if s else 2
+        return 0
+    return 1 if seq else 2 if mapping else 0
 
 
-def is_sequence(names: Names, v: str) -> str:
-    return fill(
-        IS_SEQUENCE, names, v=v, s=names.temp("s"), m=names.temp("m"), b=names.temp("b")
+_kinds = {list: 1, tuple: 1, dict: 2, str: 0, int: 0, float: 0, bytes: 0}
+_token = [None]
+
+
+def _old_kind(v):
+    t = type(v)
+    token = _get_token()
+    if token != _token[0]:
+        _kinds.clear()
+        _kinds.update({list: 1, tuple: 1, dict: 2})
+        _token[0] = token
+    try:
+        return _kinds[t]
+    except KeyError:
+        _kinds[t] = k = _kind_of(t)
+        return k
+
+
+_get_token = __import__("abc").get_cache_token
+kind = (lambda v: type(v).__flags__ >> 5 & 3) if NEW else _old_kind
+
+
+def cls(c):
+    if isinstance(c, type):
+        return c
+    raise TypeError("called match pattern must be a type")
+
+
+def _name(c):
+    if c.__flags__ & 512 or c.__module__ == "builtins":
+        return c.__name__
+    return c.__module__ + "." + c.__name__
+
+
+def _derived(c):
+    # 3.10 gives dataclasses and namedtuples __match_args__; 3.9 does not.
+    for b in c.__mro__:
+        d = b.__dict__
+        if "__match_args__" in d:
+            return d["__match_args__"]
+        if "__dataclass_params__" in d and "__dataclass_fields__" in d:
+            return tuple(
+                f.name
+                for f in d["__dataclass_fields__"].values()
+                if f.init and getattr(f._field_type, "name", "") != "_FIELD_CLASSVAR"
+            )
+        if "_fields" in d and issubclass(b, tuple):
+            return d["_fields"]
+    return MISSING
+
+
+def _match_args(c):
+    if NEW or "__match_args__" in c.__dict__:
+        return getattr(c, "__match_args__", MISSING)
+    if hasattr(c, "__dataclass_fields__") or (
+        issubclass(c, tuple) and hasattr(c, "_fields")
+    ):
+        return _derived(c)
+    return getattr(c, "__match_args__", MISSING)
+
+
+def _accepts(c, allowed, given):
+    s = "" if allowed == 1 else "s"
+    return TypeError(
+        "%s() accepts %d positional sub-pattern%s (%d given)"
+        % (_name(c), allowed, s, given)
     )
 
 
-def is_mapping(names: Names, v: str) -> str:
-    return fill(
-        IS_MAPPING, names, v=v, s=names.temp("s"), m=names.temp("m"), b=names.temp("b")
-    )
+def attrs(v, c, npos, keywords):
+    names = ()
+    self_match = False
+    if npos:
+        args = _match_args(c)
+        if args is MISSING:
+            self_match = issubclass(c, SELF)
+            if npos > (1 if self_match else 0):
+                raise _accepts(c, 1 if self_match else 0, npos)
+        else:
+            if type(args) is not tuple:
+                raise TypeError(
+                    "%s.__match_args__ must be a tuple (got %s)"
+                    % (_name(c), type(args).__name__)
+                )
+            if len(args) < npos:
+                raise _accepts(c, len(args), npos)
+            names = args[:npos]
+    values = [v] if self_match else []
+    seen = set()
+    for i, name in enumerate(names + tuple(keywords)):
+        if i < len(names) and type(name) is not str:
+            raise TypeError(
+                "__match_args__ elements must be strings (got %s)"
+                % type(name).__name__
+            )
+        if name in seen:
+            raise TypeError(
+                "%s() got multiple sub-patterns for attribute %r" % (_name(c), name)
+            )
+        seen.add(name)
+        value = getattr(v, name, MISSING)
+        if value is MISSING:
+            return None
+        values.append(value)
+    return values
 
 
-def is_a_type(names: Names, c: str) -> str:
-    return fill(IS_A_TYPE, names, c=c)
+def items(v, start, end):
+    return [v[i] for i in range(start, len(v) - end)]
 
 
-def type_name(names: Names, c: str) -> str:
-    return fill(TYPE_NAME, names, c=c)
+def rest(v, keys):
+    out = dict(v)
+    for key in keys:
+        del out[key]
+    return out
 
 
-def match_args_lookup(names: Names, c: str, d: str) -> str:
-    """``c.__match_args__`` as CPython 3.10 sees it (3.9's dataclasses and
-    namedtuples included), or the sentinel ``d`` when the class has none."""
-    return fill(
-        MATCH_ARGS_LOOKUP,
-        names,
-        c=c,
-        d=d,
-        r=names.temp("r"),
-        b=names.temp("b"),
-        f=names.temp("f"),
-    )
+def keys(*ks):
+    seen = set()
+    for k in ks:
+        if k in seen:
+            raise ValueError("mapping pattern checks duplicate key (%r)" % (k,))
+        seen.add(k)
+    return True
+"""
+
+HELPER_KEY = (
+    "_spam_match_helper_" + hashlib.sha1(HELPER_SOURCE.encode()).hexdigest()[:12]
+)
 
 
-def match_args_usable(names: Names, c: str, m: str, d: str, npos: int) -> str:
-    """True if ``npos`` positional sub-patterns fit class ``c``; else raises.
+def helper_statements(name: str) -> List[str]:
+    """Statements (source text, one line each) that bind ``name`` to the helper.
 
-    ``m`` holds the lookup's result (``d``: no ``__match_args__``, and then
-    only a self-matching builtin takes its single sub-pattern); the errors
-    are match_class()'s in ceval.c, with its messages.
+    The source travels as string pieces of a few hundred characters, so the
+    statements can be spread over several existing lines; the last one
+    compiles it, once per process.
     """
-    length = f"{names.builtin('len')}({m})"
-    too_many = raise_(names, fill(_ACCEPTS, names, c=c, allowed=length, npos=str(npos)))
-    not_tuple = raise_(names, fill(_NOT_A_TUPLE, names, c=c, m=m))
-    with_match_args = (
-        f"(({names.builtin('type')}({m}) is {names.builtin('tuple')} or {not_tuple}) "
-        f"and ({length} >= {npos} or {too_many}))"
+    text = HELPER_SOURCE
+    pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
+    statements = [f"{name} = [{pieces[0]!r}]"]
+    statements += [f"{name}.append({piece!r})" for piece in pieces[1:]]
+    modules = "__import__('sys').modules"
+    build = (
+        f"[m for m in [__import__('types').ModuleType({HELPER_KEY!r})] "
+        f"if not exec(''.join({name}), m.__dict__)][0]"
     )
-    self_types = ", ".join(names.builtin(t) for t in MATCH_SELF_TYPES)
-    is_self = f"{names.builtin('issubclass')}({c}, ({self_types}))"
-    if npos == 1:
-        refuse = raise_(names, fill(_ACCEPTS, names, c=c, allowed="0", npos="1"))
-        without = f"({is_self} or {refuse})"
-    else:
-        allowed = f"(1 if {is_self} else 0)"
-        without = raise_(
-            names, fill(_ACCEPTS, names, c=c, allowed=allowed, npos=str(npos))
-        )
-    return f"({without} if {m} is {d} else {with_match_args})"
-
-
-def match_arg_name(names: Names, match_args: str, index: int) -> str:
-    """``match_args[index]``, raising CPython's TypeError if it is not a str."""
-    item = f"{match_args}[{index}]"
-    exc = (
-        f"{names.builtin('TypeError')}('__match_args__ elements must be strings "
-        f"(got %s)' % {names.builtin('type')}({item}).__name__)"
+    statements.append(
+        f"{name} = {modules}.get({HELPER_KEY!r}) or "
+        f"{modules}.setdefault({HELPER_KEY!r}, {build})"
     )
-    return f"({item} if {names.builtin('type')}({item}) is {names.builtin('str')} else {raise_(names, exc)})"
+    return statements
 
 
-def duplicate_attribute(names: Names, c: str, attribute: str) -> str:
-    exc = (
-        f"{names.builtin('TypeError')}('%s() got multiple sub-patterns for attribute %r'"
-        f" % ({type_name(names, c)}, {attribute}))"
-    )
-    return raise_(names, exc)
-
-
-def duplicate_key(names: Names, key: str) -> str:
-    exc = (
-        f"{names.builtin('ValueError')}('mapping pattern checks duplicate key (%r)'"
-        f" % ({key},))"
-    )
-    return raise_(names, exc)
+_PIECE = 250

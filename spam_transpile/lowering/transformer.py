@@ -25,8 +25,10 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
-from spam_transpile.lowering.ir import LoweredPattern, introduces_temps
-from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.facts import ModuleFacts
+from spam_transpile.lowering.helper_lines import place_helper
+from spam_transpile.lowering.ir import LoweredPattern
+from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import TEMP_PREFIX, Names
 from spam_transpile.lowering.scopes import (
     capture_names,
@@ -90,9 +92,11 @@ class MatchLowering(cst.CSTTransformer):
         source: str,
         target: Tuple[int, int] = (3, 9),
         functions: Optional[List[Tuple[str, frozenset]]] = None,
+        facts: Optional[ModuleFacts] = None,
     ) -> None:
         super().__init__()
         self.target = target
+        self.layout = "keep-lines"
         # Stable locals of every def in source order, computed up front
         # (scopes.functions_in_order); None: work them out per function.
         self._functions = functions
@@ -101,7 +105,7 @@ class MatchLowering(cst.CSTTransformer):
         self.names = names
         self.filename = filename
         self.source = source
-        self.lowering = Lowering(names, self.code)
+        self.lowering = Lowering(names, self.code, facts or ModuleFacts())
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
         self._match_depth = 0
@@ -260,7 +264,10 @@ class MatchLowering(cst.CSTTransformer):
         self, original_node: cst.Module, updated_node: cst.Module
     ) -> cst.Module:
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
-        return updated_node.with_changes(body=body, footer=footer)
+        module = updated_node.with_changes(body=body, footer=footer)
+        if self.lowering.used_helper and self.failed is None:
+            module = place_helper(module, self.lowering.helper_name, self.filename)
+        return module
 
     def _home_orphans(
         self, body: Sequence[cst.BaseStatement], footer: Sequence[cst.EmptyLine]
@@ -296,12 +303,14 @@ class MatchEmitter:
         self.scope = owner.scopes[-1]
         self.subject_temp: Optional[str] = None
         self.subject = self._choose_subject()
+        self.layout = owner.layout
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
     # out of locals(); anything else is copied into a temporary.
     def _choose_subject(self) -> str:
         subject = self.node.subject
+        self.subject_info: Optional[Subject] = None
         if (
             self.scope.kind == FUNCTION
             and isinstance(subject, cst.Name)
@@ -311,6 +320,15 @@ class MatchEmitter:
         ):
             return subject.value
         self.subject_temp = self.names.temp("subject")
+        if isinstance(subject, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in subject.elements
+        ):
+            # ``match a, b:`` has a tuple of known length as its subject.
+            info = Subject(self.subject_temp, "sequence", len(subject.elements))
+            info.elements = [
+                f"{self.subject_temp}[{i}]" for i in range(len(subject.elements))
+            ]
+            self.subject_info = info
         return self.subject_temp
 
     def statements(self) -> List[cst.BaseStatement]:
@@ -318,16 +336,14 @@ class MatchEmitter:
         cases = list(self.node.cases)
         tests = []
         self._all_temps = [self.subject_temp] if self.subject_temp else []
+        subject = self.subject_info or Subject(self.subject)
         for case in cases:
-            root = self.names.temp("s")
-            pattern = self.owner.lowering.lower_case(case.pattern, root)
-            text, stored = self._pattern_test(pattern, root)
-            tests.append(text)
-            self._all_temps += stored
-        chain: Optional[cst.If] = None
+            pattern = self.owner.lowering.lower_case(case.pattern, subject)
+            tests.append(self._pattern_test(pattern))
+        chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case_if(cases[index], tests[index], index, chain)
-        assert chain is not None
+        assert isinstance(chain, cst.If)
         padding = self._newlines(self._match_header()) - self._newlines(first)
         chain = chain.with_changes(
             leading_lines=[*_blank(padding), *chain.leading_lines]
@@ -400,11 +416,31 @@ class MatchEmitter:
         case: cst.MatchCase,
         test_text: str,
         index: int,
-        orelse: Optional[cst.If],
-    ) -> cst.If:
+        orelse: Optional[Union[cst.If, cst.Else]],
+    ) -> Union[cst.If, cst.Else]:
         last = index == len(self.node.cases) - 1
-        test = self._with_guard_and_cleanup(test_text, case.guard, last)
         body = self._body(_as_body(case.body))
+        if test_text == "True":
+            # Not a constant: 3.9 and older trace no line for ``elif True:``,
+            # and tracers, coverage and test_patma see the case line run.
+            test_text = f"[{self.subject}]"
+        if (
+            self.layout == "readable"
+            and last
+            and index > 0
+            and test_text == f"[{self.subject}]"
+            and case.guard is None
+            and not self._namespace_temps()
+            and self._newlines(self._case_header(case)) == 0
+        ):
+            # ``case _:`` last: the ``else`` of the chain (which also keeps
+            # an exhaustive match exhaustive for type checkers).
+            return cst.Else(
+                body=body,
+                leading_lines=case.leading_lines,
+                whitespace_before_colon=cst.SimpleWhitespace(""),
+            )
+        test = self._with_guard_and_cleanup(test_text, case.guard, last)
         header_lines = self._newlines(self._case_header(case))
         test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
         padding = max(0, header_lines - test_lines)
@@ -428,13 +464,9 @@ class MatchEmitter:
             )
         return text + code(case.whitespace_before_colon)
 
-    def _pattern_test(
-        self, pattern: LoweredPattern, root: str
-    ) -> Tuple[str, List[str]]:
-        """The test text, and the temporaries it leaves in the namespace."""
+    def _pattern_test(self, pattern: LoweredPattern) -> str:
         modern = self.owner.target >= (3, 8)
         kind = self.scope.kind
-        needs_temps = introduces_temps(pattern.steps)
         if kind == FUNCTION:
             binder = (
                 emit.function_walrus_binder(
@@ -451,29 +483,12 @@ class MatchEmitter:
                     self.owner.mangle,
                 )
             )
-            if needs_temps:
-                return (
-                    emit.comprehension_test(
-                        pattern, root, self.subject, self.names, binder
-                    ),
-                    [],
-                )
-        elif kind == MODULE and modern and needs_temps:
-            # A module-level comprehension may bind globals with ``:=``.
-            binder = emit.walrus_binder()
-            return (
-                emit.comprehension_test(
-                    pattern, root, self.subject, self.names, binder
-                ),
-                [],
-            )
         elif modern:
             binder = emit.walrus_binder()
         else:
             namespace = f"{self.names.builtin('locals')}()"
             binder = emit.namespace_binder(namespace, self.owner.mangle)
-        text = emit.chain_test(pattern, root, self.subject, self.names, binder)
-        return text, list(binder.stored)
+        return emit.case_test(pattern, binder)
 
     def _with_guard_and_cleanup(
         self, test_text: str, guard: Optional[cst.BaseExpression], last: bool

@@ -1,0 +1,157 @@
+"""Facts about a module known at transpile time, which make checks disappear.
+
+A class defined at the top level of the module, whose name is bound nowhere
+else in the module (no other assignment, import, parameter, ``global``,
+deletion or capture in any scope), is the class the name refers to wherever
+a class pattern names it. For such a class:
+
+- a literal ``__match_args__ = ("a", "b")`` in its body gives the positional
+  attribute names;
+- ``@dataclass`` (or ``@dataclasses.dataclass``) without ``match_args=False``
+  or ``kw_only``, and with no base classes, gives the fields as 3.10 does:
+  annotated names in order, ``ClassVar`` left out, ``field(init=False)``
+  left out. Its ``__init__`` sets every such field, so they are read
+  directly (``p.x``) without a missing-attribute check.
+
+Only the standard parser's tree is read (Python 3.10+ runs the tool there);
+without it there are no facts and every class is looked up at run time.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, Iterator, Optional, Tuple
+
+
+@dataclass(frozen=True)
+class KnownClass:
+    #: positional attribute names, as ``__match_args__`` holds them
+    match_args: Optional[Tuple[str, ...]]
+    #: attributes every instance is known to have
+    fields: Tuple[str, ...] = ()
+
+
+class ModuleFacts:
+    def __init__(self, classes: Optional[Dict[str, KnownClass]] = None) -> None:
+        self._classes = classes or {}
+
+    def known_class(self, name: str) -> Optional[KnownClass]:
+        return self._classes.get(name)
+
+
+def module_facts(tree: Optional[ast.Module]) -> ModuleFacts:
+    if tree is None:
+        return ModuleFacts()
+    counts = Counter(_bindings(tree))
+    classes: Dict[str, KnownClass] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and counts[node.name] == 1:
+            known = _known_class(node)
+            if known is not None:
+                classes[node.name] = known
+    return ModuleFacts(classes)
+
+
+def _known_class(node: ast.ClassDef) -> Optional[KnownClass]:
+    own = _literal_match_args(node)
+    if own is not None:
+        fields = _dataclass_fields(node) if _is_plain_dataclass(node) else None
+        return KnownClass(own, tuple(f for f in (fields or ()) if f in own))
+    if _is_plain_dataclass(node) and not node.bases and not node.keywords:
+        fields = _dataclass_fields(node)
+        if fields is not None:
+            return KnownClass(fields, fields)
+    return None
+
+
+def _literal_match_args(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
+    found: Optional[Tuple[str, ...]] = None
+    for statement in node.body:
+        targets = []
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign):
+            targets = [statement.target]
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id == "__match_args__":
+                value = statement.value
+                if found is not None or not _is_str_tuple(value):
+                    return None
+                found = tuple(e.value for e in value.elts)  # type: ignore[union-attr]
+    return found
+
+
+def _is_str_tuple(value: Optional[ast.expr]) -> bool:
+    return isinstance(value, ast.Tuple) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+    )
+
+
+def _is_plain_dataclass(node: ast.ClassDef) -> bool:
+    if len(node.decorator_list) != 1:
+        return False
+    decorator = node.decorator_list[0]
+    keywords: list = []
+    if isinstance(decorator, ast.Call):
+        keywords = decorator.keywords
+        if decorator.args:
+            return False
+        decorator = decorator.func
+    named = (isinstance(decorator, ast.Name) and decorator.id == "dataclass") or (
+        isinstance(decorator, ast.Attribute)
+        and decorator.attr == "dataclass"
+        and isinstance(decorator.value, ast.Name)
+        and decorator.value.id == "dataclasses"
+    )
+    allowed = {"eq", "order", "frozen", "repr", "unsafe_hash", "slots"}
+    return named and all(k.arg in allowed for k in keywords)
+
+
+def _dataclass_fields(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
+    fields = []
+    for statement in node.body:
+        if not isinstance(statement, ast.AnnAssign):
+            continue
+        if not isinstance(statement.target, ast.Name):
+            return None
+        annotation = ast.unparse(statement.annotation)
+        if "ClassVar" in annotation:
+            continue
+        if "InitVar" in annotation or "KW_ONLY" in annotation:
+            return None  # not a field that is always set
+        if _not_in_init(statement.value):
+            continue
+        fields.append(statement.target.id)
+    return tuple(fields)
+
+
+def _not_in_init(value: Optional[ast.expr]) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    for keyword in value.keywords:
+        if keyword.arg in ("init", "kw_only"):
+            return True  # init=False, or kw_only: not positional
+    return False
+
+
+def _bindings(tree: ast.AST) -> Iterator[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node.name
+        elif isinstance(node, ast.alias):
+            yield node.asname or node.name.split(".")[0]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names
+            yield from node.names  # a global declaration may rebind anywhere
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            yield node.name
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            yield node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
