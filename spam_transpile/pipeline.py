@@ -2,27 +2,60 @@
 
 ``transpile`` is the pure core every entry point (CLI, hooks, build
 integrations) calls; it never touches the file system.
+
+Before LibCST sees a file, CPython (3.10+) judges it whole, so that every
+error CPython's compiler would report is reported, and patterns nested so
+deeply that LibCST's parser would take ages are refused. LibCST then parses
+the file's normalised layout (spam_transpile.layout) and the result is put
+back in the user's layout. Parsing and lowering run in a thread with a
+large stack: their recursion follows the file's structure (an ``elif`` per
+case, a node per operator), and CPython's limits, not ours, must decide what
+is too deep.
 """
 
 from __future__ import annotations
 
-from typing import List, Tuple
+import ast
+import sys
+import threading
+from typing import Callable, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
+from spam_transpile.checks.verify import (
+    check_lines_kept,
+    check_output_compiles,
+    check_target_syntax,
+)
 from spam_transpile.errors import TranspileError, TranspileWarning
+from spam_transpile.layout import Layout, restore_layout, split_layout
 from spam_transpile.lowering.names import (
     Names,
     bound_names,
     identifiers_in,
     standard_ast,
 )
-from spam_transpile.parse import Unparsable, may_contain_match, parse_source
-from spam_transpile.settings import parse_target
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.transformer import MatchLowering
-from spam_transpile.checks.verify import check_lines_kept, check_output_compiles
+from spam_transpile.parse import (
+    CPythonView,
+    Unparsable,
+    check_compiles,
+    check_encodable,
+    check_pattern_nesting,
+    cpython_view,
+    may_contain_match,
+    parse_source,
+)
+from spam_transpile.settings import parse_target
+
+# The stack and recursion limit of the worker thread: room for a recursion
+# depth of tens of thousands of frames (2,000 cases, 10,000-term sums).
+_STACK_BYTES = 512 * 1024 * 1024
+_RECURSION_LIMIT = 200_000
+
+T = TypeVar("T")
 
 
 def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") -> str:
@@ -40,16 +73,29 @@ def transpile_with_warnings(
     """Like :func:`transpile`, also returning warnings (unreachable cases)."""
     warnings: List[TranspileWarning] = []
     version = parse_target(target, filename=filename)
+    check_encodable(source, filename)
+    layout = split_layout(source)
+    # CPython's reading runs here, in the caller's thread: its recursion
+    # limits are the ones the user's interpreter has.
+    text = _without_bom(source)
+    view = cpython_view(text, filename)
+    deferred = check_compiles(text, filename) if view.tree else None
+    check_pattern_nesting(source, filename, view.tree, layout.lines)
     try:
-        module = parse_source(source, filename)
+        module = _deep(parse_source, layout.text, filename, source)
     except Unparsable:
         return source, warnings
+    except TranspileError as error:
+        raise _original_columns(error, layout) from None
+    if view.error is not None:
+        raise _first_error(module, view.error, layout, filename)
     if not may_contain_match(source):
         return source, warnings
+    tree = view.tree if view.available else standard_ast(layout.text)
     try:
-        output = _lower_module(module, source, filename, version, warnings)
-    except TranspileError:
-        raise
+        lowered = _deep(_lower_module, module, layout.text, filename, version, tree)
+    except TranspileError as error:
+        raise _original_columns(error, layout) from None
     except RecursionError:
         raise TranspileError(
             "too deeply nested to transpile", filename=filename
@@ -59,10 +105,24 @@ def transpile_with_warnings(
             f"internal error ({type(exc).__name__}: {exc}); please report this",
             filename=filename,
         ) from exc
-    if output is not source:
-        check_lines_kept(source, output, filename)
-        check_output_compiles(source, output, filename)
+    if deferred is not None:
+        raise deferred  # CPython's compiler refuses it; the rules missed it
+    output, found = lowered
+    warnings.extend(found)
+    if output is layout.text:
+        return source, warnings
+    check_lines_kept(layout.text, output, filename)
+    output = restore_layout(layout, output)
+    check_lines_kept(source, output, filename)
+    check_output_compiles(source, output, filename)
+    check_target_syntax(view.tree, output, version, filename)
     return output, warnings
+
+
+def _without_bom(source: str) -> str:
+    # CPython drops a UTF-8 byte order mark when it reads a file; compile()
+    # given a str would call it an invalid character.
+    return source[1:] if source.startswith("\ufeff") else source
 
 
 def _lower_module(
@@ -70,9 +130,8 @@ def _lower_module(
     source: str,
     filename: str,
     target: Tuple[int, int],
-    warnings: List[TranspileWarning],
-) -> str:
-    tree = standard_ast(source)  # one standard parse serves both analyses
+    tree: Optional[ast.Module],
+) -> Tuple[str, List[TranspileWarning]]:
     names = Names(identifiers_in(source), bound_names(module, tree))
     transformer = MatchLowering(
         module,
@@ -81,12 +140,105 @@ def _lower_module(
         source,
         target,
         functions_in_order(tree),
-        module_facts(tree),
+        module_facts(tree),  # the lowering's facts: keep this argument
     )
     result = module.visit(transformer)
     if transformer.failed is not None:
         raise transformer.failed
-    warnings.extend(transformer.warnings)
     if not transformer.match_count:
-        return source
-    return result.code
+        return source, transformer.warnings
+    return result.code, transformer.warnings
+
+
+def _first_error(
+    module: cst.Module, cpython: TranspileError, layout: Layout, filename: str
+) -> TranspileError:
+    """CPython's parser refused a file LibCST parsed: the pattern rules know
+    where CPython 3.12+ points errors inside match statements (``case +1``),
+    so they speak first; otherwise CPython's own error stands."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from spam_transpile.checks.validate import check_module
+
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+
+    def position(node: cst.CSTNode) -> Tuple[int, int]:
+        start = positions[node].start
+        return start.line, start.column + 1
+
+    try:
+        _deep(
+            check_module,
+            module,
+            filename=filename,
+            position=position,
+            source=layout.text,
+        )
+    except TranspileError as error:
+        return _original_columns(error, layout)
+    return cpython
+
+
+def _original_columns(error: TranspileError, layout: Layout) -> TranspileError:
+    """Errors found in the normalised layout, moved to the user's columns."""
+    if layout.changed and 0 < error.lineno <= len(layout.removed):
+        error.offset += layout.removed[error.lineno - 1]
+        error.args = (error.msg, (error.filename, error.lineno, error.offset, None))
+    return error
+
+
+# --------------------------------------------------------------------------
+# A thread with room to recurse
+
+_limit_lock = threading.Lock()
+_deep_calls = 0
+_saved_limit = 0
+
+
+def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """``function(*args, **kwargs)`` on a thread with a large stack and a
+    high recursion limit; exceptions propagate to the caller."""
+    outcome: List[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append((True, function(*args, **kwargs)))
+        except BaseException as exc:  # handed to the calling thread
+            outcome.append((False, exc))
+
+    _raise_limit()
+    try:
+        with _limit_lock:  # stack_size() is process-wide: set, start, reset
+            previous = threading.stack_size(_STACK_BYTES)
+            try:
+                worker = threading.Thread(target=run, name="spam-transpile")
+                worker.start()
+            finally:
+                threading.stack_size(previous)
+        worker.join()
+    finally:
+        _restore_limit()
+    ok, value = outcome[0]  # type: ignore[misc]
+    if ok:
+        return value  # type: ignore[no-any-return]
+    raise value  # type: ignore[misc]
+
+
+def _raise_limit() -> None:
+    # The limit is per interpreter: raised while any deep call runs, put back
+    # when the last one ends.
+    global _deep_calls, _saved_limit
+    with _limit_lock:
+        if _deep_calls == 0:
+            _saved_limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved_limit, _RECURSION_LIMIT))
+        _deep_calls += 1
+
+
+def _restore_limit() -> None:
+    global _deep_calls
+    with _limit_lock:
+        _deep_calls -= 1
+        if _deep_calls == 0:
+            sys.setrecursionlimit(_saved_limit)

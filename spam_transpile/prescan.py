@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 
 # A match statement is compound, so it starts a logical line: ``match`` after
-# the line's indentation (which may include form feeds).
-_MAY_MATCH = re.compile(r"^[ \t\f]*match\b", re.MULTILINE)
+# the line's indentation (which may include form feeds). Lines end at \n,
+# \r\n or a lone \r (CPython's tokenizer takes all three), and ``^`` in
+# MULTILINE mode only knows \n.
+_MAY_MATCH = re.compile(r"(?:^|(?<=\r))[ \t\f]*match\b", re.MULTILINE)
 
 
 def may_contain_match(source: str) -> bool:

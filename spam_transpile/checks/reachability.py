@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -21,17 +21,43 @@ _EMPTY = cst.Module(body=[])
 
 
 def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
-    """(index of an unreachable case, indexes of the earlier cases covering it)."""
+    """(index of an unreachable case, indexes of the earlier cases covering it).
+
+    A case whose pattern is a bare literal or singleton can only be covered
+    by the first earlier bare one with the same key, or by an earlier case of
+    another kind: looking the former up in a dict keeps a match of thousands
+    of literal cases linear.
+    """
     found: List[Tuple[int, Tuple[int, ...]]] = []
-    cases = list(match.cases)
-    for later, case in enumerate(cases):
-        earlier = [
-            (i, c.pattern) for i, c in enumerate(cases[:later]) if c.guard is None
-        ]
-        covering = _covered_by(earlier, case.pattern)
+    earlier: List[Tuple[int, cst.MatchPattern]] = []
+    not_constant: List[Tuple[int, cst.MatchPattern]] = []
+    first_with_key: Dict[object, int] = {}
+    for later, case in enumerate(match.cases):
+        key = _bare_constant_key(case.pattern)
+        if key is None:
+            covering = _covered_by(earlier, case.pattern)
+        else:
+            covering = _covered_by(not_constant, case.pattern)
+            if key in first_with_key and (
+                covering is None or first_with_key[key] < covering[0]
+            ):
+                covering = [first_with_key[key]]
         if covering is not None:
             found.append((later, tuple(sorted(set(covering)))))
+        if case.guard is None:
+            earlier.append((later, case.pattern))
+            if key is None:
+                not_constant.append((later, case.pattern))
+            else:
+                first_with_key.setdefault(key, later)
     return found
+
+
+def _bare_constant_key(p: cst.MatchPattern) -> Optional[object]:
+    """What covers() compares for a bare value or singleton pattern, or None."""
+    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+        return (type(p).__name__, _constant_key(p))
+    return None
 
 
 def _covered_by(

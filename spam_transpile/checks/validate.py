@@ -72,6 +72,35 @@ MSG_IMAGINARY = "imaginary number required in complex literal"
 MSG_UNDERSCORE_TARGET = "cannot use '_' as a target"
 MSG_INVALID_SYNTAX = "invalid syntax"
 
+# Every message of the rules above, as a pattern: CPython's compile() on
+# the tool's interpreter may report one of these first, but where it points
+# depends on the CPython release, so the rules here report them instead.
+_PATTERN_RULE_MESSAGES = re.compile(
+    "|".join(
+        re.escape(message)
+        .replace(re.escape("{!r}"), ".*")
+        .replace(re.escape("{}"), ".*")
+        for message in (
+            MSG_NAME_CAPTURE,
+            MSG_WILDCARD,
+            MSG_ALTERNATIVES,
+            MSG_DUPLICATE_NAME,
+            MSG_DEBUG,
+            MSG_STARS,
+            MSG_KEY_KIND,
+            MSG_DUPLICATE_KEY,
+            MSG_VALUE_KIND,
+            MSG_REPEATED_ATTR,
+        )
+    )
+)
+
+
+def is_pattern_rule_message(msg: str) -> bool:
+    """Is ``msg`` one of the compiler-stage errors the pattern rules report?"""
+    return _PATTERN_RULE_MESSAGES.fullmatch(msg) is not None
+
+
 _Number = (cst.Integer, cst.Float, cst.Imaginary)
 _TemplatedString = getattr(cst, "TemplatedString", None)  # newer LibCSTs only
 # What _constant_value() returns for a literal that CPython's AST optimizer

@@ -7,17 +7,24 @@ broken or shifted file.
 
 from __future__ import annotations
 
+import ast
+import re
 import warnings
+from typing import Iterator, Optional, Tuple
 
 from spam_transpile.errors import TranspileError
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
 
 def check_lines_kept(source: str, output: str, filename: str) -> None:
-    if source.count("\n") != output.count("\n"):
+    # Lines end where CPython's tokenizer ends them: \n, \r\n or a lone \r.
+    lines_in = len(_LINE_END.findall(source))
+    lines_out = len(_LINE_END.findall(output))
+    if lines_in != lines_out:
         raise TranspileError(
             "internal error: the output would not keep line numbers "
-            f"({source.count(chr(10))} lines in, {output.count(chr(10))} out); "
-            "please report this",
+            f"({lines_in} lines in, {lines_out} out); please report this",
             filename=filename,
         )
 
@@ -47,3 +54,89 @@ def _compile_error(text: str, filename: str) -> "SyntaxError | None":
         except (ValueError, MemoryError, RecursionError):
             return None
     return None
+
+
+# --------------------------------------------------------------------------
+# Syntax newer than the target outside match statements
+
+
+def check_target_syntax(
+    tree: "ast.Module | None",
+    output: str,
+    target: Tuple[int, int],
+    filename: str,
+) -> None:
+    """Refuse a file the target's parser would refuse for the user's own code.
+
+    ``tree`` is the source's standard tree (3.10+, else None): constructs the
+    standard parser's ``feature_version`` does not police are found there,
+    at their own positions. ``output`` has no match statement left, so
+    ``ast.parse(..., feature_version=target)`` judges everything else in it
+    (lines keep their numbers; on a rewritten line the column is the
+    output's).
+    """
+    if tree is not None:
+        newer = _newest_construct(tree, target)
+        if newer is not None:
+            node, what, version = newer
+            raise TranspileError(
+                f"{what} need Python {version[0]}.{version[1]}",
+                filename=filename,
+                lineno=getattr(node, "lineno", 1),
+                offset=getattr(node, "col_offset", 0) + 1,
+            )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            # (3, 7) is the oldest feature version every 3.9+ parser knows.
+            ast.parse(output, filename, feature_version=max(target, (3, 7)))
+        except SyntaxError as exc:
+            raise TranspileError(
+                f"{exc.msg} (target Python {target[0]}.{target[1]})",
+                filename=filename,
+                lineno=exc.lineno or 1,
+                offset=exc.offset or 1,
+            ) from None
+        except (ValueError, MemoryError, RecursionError):
+            pass
+
+
+def _newest_construct(
+    tree: ast.Module, target: Tuple[int, int]
+) -> Optional[Tuple[ast.AST, str, Tuple[int, int]]]:
+    """The first construct (in tree order) the target cannot parse."""
+    for node in ast.walk(tree):
+        for what, version in _constructs(node):
+            if version > target:
+                return node, what, version
+    return None
+
+
+_TRY_STAR = getattr(ast, "TryStar", None)
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+
+
+def _constructs(node: ast.AST) -> Iterator[Tuple[str, Tuple[int, int]]]:
+    """Syntax newer than 3.10 that ``feature_version`` lets through (as of
+    CPython 3.13): PEP 646 stars, and on interpreters older than the
+    feature itself, nothing (they cannot parse it at all)."""
+    if _TRY_STAR is not None and isinstance(node, _TRY_STAR):
+        yield "exception groups (except*)", (3, 11)
+    elif isinstance(node, ast.Subscript) and _has_star(node.slice):
+        yield "starred expressions in subscripts (PEP 646)", (3, 11)
+    elif isinstance(node, ast.arguments) and isinstance(
+        getattr(node.vararg, "annotation", None), ast.Starred
+    ):
+        yield "starred annotations of *args (PEP 646)", (3, 11)
+    elif _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
+        yield "type statements (PEP 695)", (3, 12)
+    elif getattr(node, "type_params", None):
+        yield "type parameter lists (PEP 695)", (3, 12)
+
+
+def _has_star(index: ast.AST) -> bool:
+    if isinstance(index, ast.Starred):
+        return True
+    return isinstance(index, ast.Tuple) and any(
+        isinstance(element, ast.Starred) for element in index.elts
+    )

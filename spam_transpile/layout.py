@@ -1,0 +1,142 @@
+"""Physical layout LibCST cannot take, and how to put the user's layout back.
+
+CPython's tokenizer ends a line at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old
+Mac files), in any mix; LibCST only splits at ``\\n`` and ``\\r\\n``. It also
+refuses a line holding only a backslash continuation in an indented block,
+and a form feed in the indentation of many lines (both valid Python).
+
+:func:`split_layout` gives the text LibCST parses: every line ended by
+``\\n``, form feeds dropped from indentation and backslash-only lines made
+blank (what CPython 3.10+ makes of them: a form feed resets the indentation
+count, and a line holding only ``\\`` joins nothing to the next line's
+indentation). Lines that start inside a string literal are never touched.
+Every line keeps its number, so :func:`restore_layout` can put each line's
+own ending back, and the original text of every line the lowering left as
+it was.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass
+from typing import List, Optional, Set
+
+_LINE_END = re.compile(r"(\r\n|\r|\n)")
+_BACKSLASH_ONLY = re.compile(r"[ \t\f]*\\")
+_INDENT_WITH_FORM_FEED = re.compile(r"[ \t\f]*\f")
+# A cheap test before any tokenizing: is there a line LibCST may refuse?
+_NEEDS_NORMALISING = re.compile(
+    r"(?:^|(?<=[\r\n]))(?:[ \t\f]*\f|[ \t\f]*\\(?:\r|\n|$))"
+)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A source cut into lines: original text, endings, and what LibCST gets."""
+
+    lines: List[str]
+    endings: List[str]
+    normalised: List[str]
+    # characters dropped from the start of each line (form feeds and the
+    # indentation before them): added back to error columns
+    removed: List[int]
+
+    @property
+    def text(self) -> str:
+        """The text LibCST parses: normalised lines, each ended by ``\\n``."""
+        return "".join(
+            line + ("\n" if ending else "")
+            for line, ending in zip(self.normalised, self.endings)
+        )
+
+    @property
+    def changed(self) -> bool:
+        return self.normalised != self.lines
+
+
+def split_layout(source: str) -> Layout:
+    """Cut ``source`` into lines and normalise what LibCST cannot parse."""
+    pieces = _LINE_END.split(source)
+    lines = pieces[0::2]
+    endings = pieces[1::2] + [""]
+    normalised = list(lines)
+    removed = [0] * len(lines)
+    if _NEEDS_NORMALISING.search(source):
+        inside = _lines_inside_strings("\n".join(lines) + "\n")
+        if inside is not None:
+            for index, line in enumerate(lines):
+                if index + 1 not in inside:
+                    normalised[index], removed[index] = _normalise_line(line)
+    return Layout(lines, endings, normalised, removed)
+
+
+def _normalise_line(line: str) -> "tuple[str, int]":
+    if _BACKSLASH_ONLY.fullmatch(line):
+        return "", 0
+    indent = _INDENT_WITH_FORM_FEED.match(line)
+    if indent is None:
+        return line, 0
+    # Indentation is counted from the last form feed on (CPython's tokenizer
+    # resets its column there), so what precedes it carries no meaning.
+    return line[indent.end() :], indent.end()
+
+
+def _lines_inside_strings(text: str) -> Optional[Set[int]]:
+    """1-based numbers of lines that begin inside a string token, or None
+    when the tokenizer gives up (then nothing is normalised)."""
+    inside: Set[int] = set()
+    fstring_starts: List[int] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            kind = tokenize.tok_name[token.type]
+            if kind == "STRING":
+                inside.update(range(token.start[0] + 1, token.end[0] + 1))
+            elif kind == "FSTRING_START":  # 3.12+: an f-string is many tokens
+                fstring_starts.append(token.start[0])
+            elif kind == "FSTRING_END" and fstring_starts:
+                first = fstring_starts.pop()
+                inside.update(range(first + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
+    return inside
+
+
+def restore_layout(layout: Layout, output: str) -> str:
+    """``output`` (lowered from ``layout.text``) in the user's own layout.
+
+    Each line gets its original ending back; a line the lowering did not
+    rewrite gets its original text back. If putting back normalised lines
+    (backslash-only lines, form feeds) would change what the code means next
+    to rewritten lines, those lines stay normalised.
+    """
+    out_lines = _LINE_END.split(output)[0::2]
+    if len(out_lines) != len(layout.lines):
+        return output  # check_lines_kept reports this
+    kept = [
+        original if out == normalised else out
+        for out, normalised, original in zip(out_lines, layout.normalised, layout.lines)
+    ]
+    if layout.changed and not _same_meaning(kept, out_lines):
+        kept = [
+            original if out == normalised and original == normalised else out
+            for out, normalised, original in zip(
+                out_lines, layout.normalised, layout.lines
+            )
+        ]
+    return "".join(line + ending for line, ending in zip(kept, layout.endings))
+
+
+def _same_meaning(restored: List[str], lowered: List[str]) -> bool:
+    trees = []
+    for lines in (restored, lowered):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                trees.append(ast.dump(ast.parse("\n".join(lines))))
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                return False
+    return trees[0] == trees[1]
