@@ -26,6 +26,7 @@ import json
 import multiprocessing as mp
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -69,8 +70,12 @@ def ev(label, value):
 
 
 def names(namespace):
-    """The user-visible names of locals()/globals()/vars(cls), sorted."""
-    return sorted(k for k in namespace if not k.startswith("__"))
+    """The user-visible names of locals()/globals()/vars(cls), sorted.
+
+    ``_spam`` is the one private module-level name a transpiled module may
+    add: its helper (SEMANTICS.md), never a temporary.
+    """
+    return sorted(k for k in namespace if not k.startswith("__") and k != "_spam")
 
 
 def dump(namespace):
@@ -366,14 +371,33 @@ class Outcome:
     problem: str | None = None
 
     def observable(self) -> dict[str, Any]:
-        """The parts a user can see; equal observables = same behaviour."""
+        """The parts a user can see; equal observables = same behaviour.
+
+        Lines that log protocol calls (``len``, ``__getitem__``, ``__iter__``,
+        ``get``, attribute reads, ...) are left out: PEP 634 ("Side effects
+        and undefined behavior") leaves how many of them happen, and in which
+        order, unspecified, and the lowering uses that freedom.
+        """
         return {
             "problem": self.problem,
-            "stdout": self.stdout,
+            "stdout": _without_protocol_calls(self.stdout),
             "error": self.error,
             "frames": self.frames,
             "trace": self.trace,
         }
+
+
+PROTOCOL_CALL = re.compile(
+    r"^(?:\S+ (?:len|getitem|iter|reversed|contains|index|count|get|keys|items"
+    r"|values)|read)(?: .*)?$"
+)
+
+
+def _without_protocol_calls(stdout: str) -> str:
+    if not stdout:
+        return stdout
+    lines = stdout.splitlines(keepends=True)
+    return "".join(line for line in lines if not PROTOCOL_CALL.match(line.rstrip("\n")))
 
 
 def _outcome_from_json(data: Mapping[str, Any], executed: str) -> Outcome:

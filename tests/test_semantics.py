@@ -3047,7 +3047,6 @@ def _oracle_outcomes(program: Program) -> dict:
 # same lines (README, "Known limits"). Each is a strict xfail: when a change
 # makes one of these behave like CPython, the test fails until it is removed
 # from this table.
-_FRAMES = "matching runs in comprehension/lambda/genexpr frames"
 KNOWN_DEVIATIONS = {
     "helpers-not-left-after-exception-at-module-level": (
         "an exception while matching leaves the subject temporary in the namespace"
@@ -3062,16 +3061,12 @@ KNOWN_DEVIATIONS = {
         "a computed subject stays in locals() when no case runs (no line to delete it on)"
     ),
     "locals-inside-guard": "a guard sees the subject temporary in locals()",
-    "lineno-traceback-exception-in-pattern": _FRAMES + " that tracebacks show",
-    "trace-class-body-match-exact": _FRAMES + " that sys.settrace sees",
     "trace-multiline-pattern-and-guard-exact": (
         "a multi-line pattern is tested on one line, not line by line"
     ),
     "trace-multiline-pattern-and-guard-user-lines": (
         "a multi-line pattern is tested on one line, not line by line"
     ),
-    "trace-nested-match-and-module-level-exact": _FRAMES + " that sys.settrace sees",
-    "trace-simple-cases-exact": _FRAMES + " that sys.settrace sees",
 }
 assert set(KNOWN_DEVIATIONS) <= {p.name for p in ALL}, "stale KNOWN_DEVIATIONS entry"
 

@@ -11,14 +11,22 @@ the last line found.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from spam_transpile.errors import TranspileError
-from spam_transpile.lowering.runtime import helper_statements
+from spam_transpile.lowering.runtime import PARTS, helper_statement, helper_statements
 
 LINE_LIMIT = 400
+
+
+class MatchLine(cst.Expr):
+    """The statement the lowering puts on a ``match`` line (a stable subject)."""
+
+
+class MatchAssign(cst.Assign):
+    """The statement the lowering puts on a ``match`` line (a subject temporary)."""
 
 
 class RawLine(cst.Comment):
@@ -38,33 +46,55 @@ class RawStatement(cst.Name):
 Slot = Tuple[str, int, int, int]  # (kind, statement index, line index, capacity)
 
 
-def place_helper(module: cst.Module, name: str, filename: str) -> cst.Module:
-    statements = helper_statements(name)
+def place_helper(
+    module: cst.Module, name: str, used: Iterable[str], filename: str
+) -> cst.Module:
+    statements = helper_statements(name, used)
     body = list(module.body)
     start = _first_free_statement(body)
     slots = _slots(module, body, start)
     if not slots:
-        raise TranspileError(
-            "cannot place the match helper: the module has no statement or blank "
-            "line before its first compound statement",
-            filename=filename,
-            lineno=1,
-            offset=1,
-        )
+        return module  # each match line binds the helper (has_slots said so)
     groups: List[List[str]] = [[] for _ in slots]
     slot = 0
-    used = 0
+    filled = 0
     for statement in statements:
         cost = len(statement) + 2
-        while slot < len(slots) - 1 and used + cost > slots[slot][3] and groups[slot]:
+        while slot < len(slots) - 1 and filled + cost > slots[slot][3] and groups[slot]:
             slot += 1
-            used = 0
+            filled = 0
         groups[slot].append(statement)
-        used += cost
+        filled += cost
+    if groups[-1] and slots[-1][0] == "inner":
+        # A loop body runs again: it gets the one statement that is cheap to
+        # rerun and needs no pieces.
+        groups = [[] for _ in slots]
+        groups[-1] = [helper_statement(name, used)]
     for (kind, index, line, _), group in reversed(list(zip(slots, groups))):
         if group:
             body[index] = _fill(body[index], kind, line, group)
     return module.with_changes(body=body)
+
+
+def has_slots(module: cst.Module) -> bool:
+    """False when no line runs before every match statement could run."""
+    body = list(module.body)
+    return bool(_slots(module, body, _first_free_statement(body)))
+
+
+def on_match_line(name: str, inside_scope: bool) -> List[cst.BaseSmallStatement]:
+    """What a match line starts with when the module has no line for the
+    helper: the helper bound as a global, compiled only the first time."""
+    texts = [helper_statement(name, PARTS)]
+    if inside_scope:
+        texts.insert(0, f"global {name}")
+    return [
+        cst.Expr(
+            RawStatement(text),
+            semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        for text in texts
+    ]
 
 
 def _first_free_statement(body: Sequence[cst.BaseStatement]) -> int:
@@ -98,7 +128,12 @@ def _is_future_import(statement: cst.BaseStatement) -> bool:
 
 
 def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> List[Slot]:
-    """Free places in line order: blank lines, then ends of simple statements."""
+    """Free places in line order, all run before any match statement can run.
+
+    Blank lines and ends of simple statements, as long as every statement
+    before them only defines things (imports, plain assignments, functions,
+    dataclasses); then the start of the first statement that may run code.
+    """
     slots: List[Slot] = []
     if start > 0:
         # The docstring or last __future__ import line can take statements after it.
@@ -109,10 +144,113 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> Lis
         for line, empty in enumerate(statement.leading_lines):
             if empty.comment is None and not empty.whitespace.value:
                 slots.append(("blank", index, line, LINE_LIMIT))
-        if not isinstance(statement, cst.SimpleStatementLine):
+        width = _width(module, statement)
+        if not _only_defines(statement):
+            if isinstance(statement, cst.SimpleStatementLine):
+                slots.append(("start", index, 0, LINE_LIMIT - width))
+            elif _inner_line(statement) is not None:
+                slots.append(("inner", index, 0, LINE_LIMIT))
             break
-        slots.append(("end", index, 0, LINE_LIMIT - _width(module, statement)))
+        if isinstance(statement, cst.SimpleStatementLine):
+            slots.append(("end", index, 0, LINE_LIMIT - width))
     return slots
+
+
+def _inner_line(statement: cst.BaseStatement) -> Optional[cst.SimpleStatementLine]:
+    """The first line of a loop's or ``if``'s body, when its header calls nothing:
+    the first line of the module that runs code."""
+    if isinstance(statement, cst.For):
+        header: cst.CSTNode = statement.iter
+    elif isinstance(statement, (cst.If, cst.While)):
+        header = statement.test
+    else:
+        return None
+    body = statement.body
+    if _calls(header) or not isinstance(body, cst.IndentedBlock) or not body.body:
+        return None
+    first = body.body[0]
+    return first if isinstance(first, cst.SimpleStatementLine) else None
+
+
+def _only_defines(statement: cst.BaseStatement) -> bool:
+    """True if running ``statement`` cannot reach a match statement."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(_defining_small(small) for small in statement.body)
+    if isinstance(statement, cst.FunctionDef):
+        return not statement.decorators and not _calls(statement.params)
+    if isinstance(statement, cst.ClassDef):
+        return all(
+            _is_dataclass_decorator(d) for d in statement.decorators
+        ) and not _calls_in_class(statement)
+    return False
+
+
+def _defining_small(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, (MatchLine, MatchAssign)):
+        return False  # a lowered match statement starts here
+    if isinstance(small, (cst.Import, cst.ImportFrom, cst.Pass)):
+        return True
+    if isinstance(small, (cst.Assign, cst.AnnAssign)):
+        return small.value is None or not _calls(small.value)
+    return False
+
+
+def _is_dataclass_decorator(decorator: cst.Decorator) -> bool:
+    target = decorator.decorator
+    if isinstance(target, cst.Call):
+        target = target.func
+    if isinstance(target, cst.Name):
+        return target.value == "dataclass"
+    return (
+        isinstance(target, cst.Attribute)
+        and target.attr.value == "dataclass"
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "dataclasses"
+    )
+
+
+def _calls_in_class(node: cst.ClassDef) -> bool:
+    if node.bases and any(_calls(arg.value) for arg in node.bases):
+        return True
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        return True
+    for statement in body.body:
+        if isinstance(statement, cst.FunctionDef):
+            if statement.decorators or _calls(statement.params):
+                return True
+        elif not (
+            isinstance(statement, cst.SimpleStatementLine)
+            and all(_defining_small(s) for s in statement.body)
+        ):
+            return True
+    return False
+
+
+class _FindCall(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name) and type(node) is not cst.Name:
+            # Generated code (the lowering's raw text) is not walked: count it
+            # as running code.
+            self.found = True
+            return False
+        return super().on_visit(node)
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False  # a lambda's body runs later, if ever
+
+
+def _calls(node: cst.CSTNode) -> bool:
+    finder = _FindCall()
+    node.visit(finder)
+    return finder.found
 
 
 def _width(module: cst.Module, statement: cst.BaseStatement) -> int:
@@ -123,6 +261,25 @@ def _width(module: cst.Module, statement: cst.BaseStatement) -> int:
 def _fill(
     statement: cst.BaseStatement, kind: str, line: int, group: List[str]
 ) -> cst.BaseStatement:
+    if kind == "inner":
+        first = _inner_line(statement)
+        assert first is not None
+        body = statement.body
+        assert isinstance(body, cst.IndentedBlock)
+        filled = _fill(first, "start", 0, group)
+        return statement.with_changes(
+            body=body.with_changes(body=[filled, *body.body[1:]])
+        )
+    if kind == "start":
+        assert isinstance(statement, cst.SimpleStatementLine)
+        extra = [
+            cst.Expr(
+                RawStatement(text),
+                semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
+            )
+            for text in group
+        ]
+        return statement.with_changes(body=[*extra, *statement.body])
     if kind == "blank":
         lines = list(statement.leading_lines)
         lines[line] = cst.EmptyLine(indent=False, comment=RawLine("; ".join(group)))

@@ -19,6 +19,7 @@ statement spells as a tuple display has a known kind and length.
 
 from __future__ import annotations
 
+import builtins
 import re
 import unicodedata
 from typing import Dict, List, Optional, Sequence, Tuple, Union
@@ -68,6 +69,8 @@ class Lowering:
         self.code = code
         self.facts = facts
         self.used_helper = False
+        #: the helper's parts the module uses
+        self.used_parts: set = set()
         self._helper = ""
 
     @property
@@ -77,6 +80,7 @@ class Lowering:
     def helper(self, attribute: str) -> str:
         """``_spam.<attribute>``: marks the module as needing the helper."""
         self.used_helper = True
+        self.used_parts.add(attribute)
         if not self._helper:
             self._helper = self.names.helper_name()
         return f"{self._helper}.{attribute}"
@@ -188,12 +192,23 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         first = next(i for i, cond in enumerate(alternatives) if is_true(cond))
         lowered = lowered[: first + 1]
         alternatives = alternatives[: first + 1]
-    cond: Cond = alternatives[0] if len(alternatives) == 1 else AnyOf(alternatives)
+    prefix, rests = _common_prefix(alternatives)
+    if any(is_true(rest) for rest in rests):
+        # Once the shared checks held, an alternative with nothing more to
+        # check matches: later ones are never tried.
+        first = next(i for i, rest in enumerate(rests) if is_true(rest))
+        rests, lowered = rests[: first + 1], lowered[: first + 1]
+    if len(rests) == 1:
+        cond: Cond = all_of(*prefix, rests[0])
+    else:
+        cond = all_of(*prefix, AnyOf(tuple(rests)))
     out: Bindings = []
     for name in names:
+        # The bindings are read once the whole pattern matched, so the
+        # shared checks held: the choice tests only what differs.
         options = tuple(
-            (alt_cond, dict(bindings).get(name, "None"))
-            for alt_cond, bindings in lowered
+            (rest, dict(bindings).get(name, "None"))
+            for rest, (_, bindings) in zip(rests, lowered)
         )
         values = {_value_key(value) for _, value in options}
         # The same path in every alternative needs no choice.
@@ -202,6 +217,20 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         else:
             out.append((name, Choice(options)))
     return cond, out
+
+
+def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:
+    """The checks every alternative starts with, and what each has after them."""
+    parts = [list(a.parts) if isinstance(a, All) else [a] for a in alternatives]
+    prefix: List[Cond] = []
+    while (
+        all(p and isinstance(p[0], Test) for p in parts)
+        and len({p[0].expr for p in parts}) == 1  # type: ignore[union-attr]
+    ):
+        prefix.append(parts[0][0])
+        for p in parts:
+            p.pop(0)
+    return prefix, [all_of(*p) if p else TRUE for p in parts]
 
 
 def _value_key(value: Value) -> str:
@@ -272,6 +301,21 @@ def _len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:
 # -- mappings ---------------------------------------------------------------
 
 
+def _literal_test(
+    low: Lowering, pattern: cst.MatchPattern, read: str
+) -> Optional[Test]:
+    """``read == literal`` for a literal or singleton pattern, else None.
+
+    Only literals: their ``__eq__`` is known never to equal the sentinel a
+    missing key or attribute reads as; a value pattern's ``__eq__`` could.
+    """
+    if isinstance(pattern, cst.MatchSingleton):
+        return Test(f"{read} is {pattern.value.value}", "is", read)
+    if isinstance(pattern, cst.MatchValue) and _is_literal_key(pattern.value):
+        return Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+    return None
+
+
 def _is_literal_key(key: cst.BaseExpression) -> bool:
     return not isinstance(key, (cst.Name, cst.Attribute))
 
@@ -282,20 +326,28 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
     if elements:
         tests.append(_len_test(low, v, ">=", len(elements)))
     keys = [low.expr(element.key) for element in elements]
-    if not all(_is_literal_key(e.key) for e in elements):
-        # match_keys() in ceval.c checks the keys for duplicates (and
-        # hashability) before looking any of them up.
-        tests.append(Test(f"{low.helper('keys')}({', '.join(keys)})", "raise"))
+    dynamic = not all(_is_literal_key(e.key) for e in elements)
     missing = low.helper("MISSING")
     get = f"{_atom(v.text)}.get"
     bindings: Bindings = []
-    values: List[Subject] = []
-    for key in keys:
-        tests.append(
-            Test(f"{get}({key}, {missing}) is not {missing}", "key", v.text, key)
-        )
-        values.append(Subject(f"{get}({key})"))
-    for element, value in zip(elements, values):
+    values: List[Tuple[cst.MatchMappingElement, Subject]] = []
+    for i, (key, element) in enumerate(zip(keys, elements)):
+        if dynamic and i:
+            # match_keys() in ceval.c checks each key against the earlier
+            # ones just before looking it up (ValueError on a repeat).
+            earlier = "".join(f"{k}, " for k in keys[:i])
+            tests.append(
+                Test(f"{low.helper('fresh')}({key}, ({earlier}))", "raise", v.text)
+            )
+        read = f"{get}({key}, {missing})"
+        literal = _literal_test(low, element.pattern, read)
+        if literal is not None:
+            # The sentinel equals no literal: one test checks both.
+            tests.append(literal)
+            continue
+        tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
+        values.append((element, Subject(f"{get}({key})")))
+    for element, value in values:
         cond, inner = low.lower(element.pattern, value)
         tests.append(cond)
         bindings.extend(inner)
@@ -362,6 +414,13 @@ def _keyword_reads(
 ) -> List[Tuple[cst.MatchPattern, Subject]]:
     subs = []
     for attribute, pattern in keywords:
+        if not (attribute.isidentifier() and attribute in known_fields):
+            missing = low.helper("MISSING")
+            read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
+            literal = _literal_test(low, pattern, read)
+            if literal is not None:
+                tests.append(literal)
+                continue
         subs.append((pattern, _attribute(low, v, attribute, tests, known_fields)))
     return subs
 
@@ -390,6 +449,11 @@ def _with_subpatterns(
         tests.append(cond)
         bindings.extend(inner)
     return all_of(*tests), bindings
+
+
+def _is_builtin_type(name: str) -> bool:
+    value = getattr(builtins, name, None)
+    return isinstance(value, type)
 
 
 def _lower_known_class(
@@ -421,6 +485,11 @@ def _lower_dynamic_class(
     v: Subject,
 ) -> Lowered:
     checked = f"{low.helper('cls')}({cls})"
+    if name is not None and (
+        low.facts.known_class(name) is not None
+        or (_is_builtin_type(name) and low.names.builtin(name) == name)
+    ):
+        checked = cls  # a class for sure: no type check
     tests: List[Cond] = [_isinstance(low, v, checked)]
     if not positional:
         subs = _keyword_reads(low, keywords, v, tests, known_fields=())

@@ -26,7 +26,13 @@ from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
 from spam_transpile.lowering.facts import ModuleFacts
-from spam_transpile.lowering.helper_lines import place_helper
+from spam_transpile.lowering.helper_lines import (
+    MatchAssign,
+    MatchLine,
+    has_slots,
+    on_match_line,
+    place_helper,
+)
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import TEMP_PREFIX, Names
@@ -180,6 +186,9 @@ class MatchLowering(cst.CSTTransformer):
 
     # -- scope tracking -----------------------------------------------------
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self.helper_on_match_lines = not has_slots(node)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = Scope(FUNCTION, node)
         if self._functions is not None:
@@ -266,7 +275,12 @@ class MatchLowering(cst.CSTTransformer):
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
         module = updated_node.with_changes(body=body, footer=footer)
         if self.lowering.used_helper and self.failed is None:
-            module = place_helper(module, self.lowering.helper_name, self.filename)
+            module = place_helper(
+                module,
+                self.lowering.helper_name,
+                self.lowering.used_parts,
+                self.filename,
+            )
         return module
 
     def _home_orphans(
@@ -332,7 +346,6 @@ class MatchEmitter:
         return self.subject_temp
 
     def statements(self) -> List[cst.BaseStatement]:
-        first = self._subject_statement()
         cases = list(self.node.cases)
         tests = []
         self._all_temps = [self.subject_temp] if self.subject_temp else []
@@ -340,6 +353,16 @@ class MatchEmitter:
         for case in cases:
             pattern = self.owner.lowering.lower_case(case.pattern, subject)
             tests.append(self._pattern_test(pattern))
+        first = self._subject_statement()
+        if self.owner.lowering.used_helper and self.owner.helper_on_match_lines:
+            first = first.with_changes(
+                body=[
+                    *on_match_line(
+                        self.owner.lowering.helper_name, self.scope.kind != MODULE
+                    ),
+                    *first.body,
+                ]
+            )
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case_if(cases[index], tests[index], index, chain)
@@ -360,9 +383,9 @@ class MatchEmitter:
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
             )
         if self.subject_temp is None:
-            small: cst.BaseSmallStatement = cst.Expr(subject)
+            small: cst.BaseSmallStatement = MatchLine(subject)
         else:
-            small = cst.Assign(
+            small = MatchAssign(
                 targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
             )
         return cst.SimpleStatementLine(
@@ -514,13 +537,10 @@ class MatchEmitter:
         return [] if self.scope.kind == FUNCTION else self._all_temps
 
     def _pop(self, names: List[str]) -> str:
-        keys = ", ".join(repr(n) for n in names) + ","
-        d = self.names.temp("ns")
-        k = self.names.temp("k")
-        return (
-            f"(lambda {d}: [{d}.pop({k}, None) for {k} in ({keys})])"
-            f"({self.names.builtin('locals')}())"
-        )
+        # In module and class bodies locals() is the namespace itself; the
+        # list is truthy whatever the values were.
+        namespace = f"{self.names.builtin('locals')}()"
+        return "[" + ", ".join(f"{namespace}.pop({n!r}, None)" for n in names) + "]"
 
     # -- bodies -----------------------------------------------------------------
 
