@@ -265,8 +265,10 @@ def readable_lowering() -> Tuple[str, Callable[[str, str, str], str]]:
     if "layout" in inspect.signature(spam_transpile.transpile).parameters:
 
         def by_keyword(source: str, target: str, filename: str) -> str:
-            return spam_transpile.transpile(  # type: ignore[call-arg]
-                source, target=target, filename=filename, layout=READABLE
+            # Passed as ** so that type checkers accept it before and after.
+            layout = {"layout": READABLE}
+            return spam_transpile.transpile(
+                source, target=target, filename=filename, **layout
             )
 
         return "transpile(..., layout='readable')", by_keyword
