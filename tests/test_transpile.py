@@ -117,7 +117,7 @@ def test_temporaries_never_collide_with_user_names() -> None:
     )
     out = transpile(source)
     assert "_spam_subject1 = x.y" not in out
-    assert out.startswith("_spam_subject1 = 'user'\n")
+    assert out.startswith("_spam_subject1 = 'user'")
 
 
 def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
@@ -126,7 +126,8 @@ def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
     )
     out = transpile(source)
     assert "__import__('builtins').len(" in out
-    assert "__import__('builtins').type(" in out
+    test = next(line for line in out.splitlines() if line.startswith("    if "))
+    assert " len(" not in test.replace("builtins').len(", "")
 
 
 @pytest.mark.parametrize(
