@@ -20,7 +20,18 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 import click
 from click.core import ParameterSource
@@ -49,17 +60,23 @@ from spam_transpile.prescan import may_contain_match
 from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
 from spam_transpile.files.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
+from spam_transpile.files.testhooks import checkpoint
 from spam_transpile.files.write import (
     LAYOUTS,
+    ChangedDuringRun,
     SourceFile,
     copy_atomic,
     decode_source,
     describe_os_error,
+    describe_write_error,
     encode_output,
     holds,
     read_bytes,
     readable_layout,
+    remove_abandoned_temporaries,
+    remove_if_abandoned,
     same_file_copy,
+    still_as_read,
     unified_diff,
     write_atomic,
 )
@@ -111,6 +128,7 @@ def transpile_with_warnings(
 
 def run_job(job: TranspileJob) -> TranspileOutcome:
     """Transpile one source; never raises, so one bad file cannot stop a run."""
+    checkpoint("transpile", job.filename)  # where a test can hold one file back
     try:
         found: Tuple[Tuple[str, int, int], ...] = ()
         if job.cached is not None:
@@ -135,33 +153,53 @@ def run_job(job: TranspileJob) -> TranspileOutcome:
         return TranspileOutcome(None, None, f"{job.filename}:1:1: error: {message}")
 
 
-def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[TranspileOutcome]:
-    """Outcomes in the order of ``jobs``, from a process pool when it pays off."""
+#: a job's position in the list given to run_jobs, and how it went
+Numbered = Tuple[int, TranspileOutcome]
+
+
+def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[Numbered]:
+    """(index, outcome) of each job as soon as it is done, from a pool when it pays.
+
+    Finished first, handed over first: with the biggest files started first,
+    input order would hold every small result back behind them, and a run
+    killed meanwhile would lose them all.
+    """
     if workers <= 1 or len(jobs) <= 1:
-        yield from map(run_job, jobs)
+        yield from enumerate(map(run_job, jobs))
         return
     # Imported here: multiprocessing is slow to import, and most reruns
     # transpile nothing.
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     try:
         executor = ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
     except (OSError, NotImplementedError, ImportError):
         # No multiprocessing here (some sandboxes, AWS Lambda): one process.
-        yield from map(run_job, jobs)
+        yield from enumerate(map(run_job, jobs))
         return
     try:
         # Biggest files first, so one large file does not start last and
         # keep a single worker busy after the others are done.
         order = sorted(range(len(jobs)), key=lambda i: -len(jobs[i].text))
-        futures = {index: executor.submit(run_job, jobs[index]) for index in order}
-        for index in range(len(jobs)):
-            yield futures[index].result()
+        futures = {executor.submit(run_job, jobs[index]): index for index in order}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
     except BaseException:
         # Ctrl-C: do not wait for the queued files.
         executor.shutdown(wait=False, cancel_futures=True)
         raise
     executor.shutdown()
+
+
+def in_input_order(outcomes: Iterable[Numbered]) -> Iterator[Numbered]:
+    """``outcomes`` again, each held back until those before it have come."""
+    early: Dict[int, TranspileOutcome] = {}
+    following = 0
+    for index, outcome in outcomes:
+        early[index] = outcome
+        while following in early:
+            yield following, early.pop(following)
+            following += 1
 
 
 # --------------------------------------------------------------------------
@@ -213,10 +251,13 @@ class Runner:
         self.reporter = reporter
         self.cache = cache
         self.stat_cache = stat_cache
+        #: folders already cleared of what interrupted runs left there
+        self._swept: Set[str] = set()
 
     def run(self, plan: Plan, stdin_name: str) -> None:
         for problem in plan.problems:
             self.reporter.failed(problem.format())
+        self._clear_leftovers(plan.leftovers)
         tasks = plan.tasks
         if plan.stdin:
             tasks = [Task(Path(stdin_name), plan.stdin_destination, True)]
@@ -227,8 +268,44 @@ class Runner:
             if deferred is not None:
                 waiting.append(deferred)
         outcomes = run_jobs([job for _, job in waiting], self.options.workers)
-        for (loaded, job), outcome in zip(waiting, outcomes):
+        if self.options.action not in (WRITE, IN_PLACE):
+            # What goes to standard output (code, diffs, the would-transpile
+            # list) keeps the input's order; files are written as they come.
+            outcomes = in_input_order(outcomes)
+        for index, outcome in outcomes:
+            loaded, job = waiting[index]
             self._conclude(loaded, job, outcome)
+
+    # -- what interrupted runs left -----------------------------------------
+
+    def _clear_leftovers(self, paths: Sequence[str]) -> None:
+        """Remove the abandoned temporary files of ours found among the inputs."""
+        if self.options.action not in (WRITE, IN_PLACE):
+            return  # --check and --diff write nothing, so they remove nothing
+        for path in paths:
+            if remove_if_abandoned(path):
+                self._report_removed(path)
+
+    def _sweep_output_folder(self, task: Task) -> None:
+        # A file the stat cache cannot vouch for may be one an interrupted
+        # run was writing; its temporary file is in the output's folder.
+        if self.options.action == WRITE and task.output is not None:
+            self._sweep(os.path.dirname(task.output))
+        elif self.options.action == IN_PLACE:
+            self._sweep(os.path.dirname(task.name))
+
+    def _sweep(self, folder: str) -> None:
+        """Remove what interrupted runs left in ``folder``, once per run."""
+        if folder in self._swept:
+            return
+        self._swept.add(folder)
+        for path in remove_abandoned_temporaries(folder):
+            self._report_removed(path)
+
+    def _report_removed(self, path: str) -> None:
+        self.reporter.warning(
+            f"{path}: warning: removed the temporary file of an interrupted run"
+        )
 
     # -- phase 1: stat cache, read, pre-scan, cache -------------------------
 
@@ -240,6 +317,7 @@ class Runner:
             info = _stat_quietly(task.name)  # a file named on the command line
         if info is not None and self._settled_by_stat(task, info):
             return None
+        self._sweep_output_folder(task)
         if not task.python:
             self._copy_verbatim(task, info)
             return None
@@ -359,10 +437,12 @@ class Runner:
         data = encode_output(output, loaded.source.encoding) if changed else loaded.raw
         try:
             self._emit(task, loaded, output, data, changed)
+        except ChangedDuringRun as exc:
+            self._fail(task, f"{task.name}: error: {exc}")
+            return
         except OSError as exc:
             where = task.destination if self.options.action == WRITE else task.source
-            reason = exc.strerror or str(exc)
-            self._fail(task, f"{where}:1:1: error: cannot write file: {reason}")
+            self._fail(task, f"{where}:1:1: error: {describe_write_error(exc)}")
             return
         except TranspileError as exc:
             self._fail(task, exc.format())
@@ -413,7 +493,18 @@ class Runner:
                 write_atomic(task.destination, data, mode, durable=False)
         elif action == IN_PLACE and changed:
             # Through symbolic links: rewrite the file, keep the link.
-            write_atomic(Path(os.path.realpath(task.source)), data, mode, durable=True)
+            real = Path(os.path.realpath(task.source))
+            self._sweep(str(real.parent))
+            read_as, raw = loaded.info, loaded.raw
+            assert read_as is not None  # only standard input has no stat
+            # Never over an edit made since the file was read (still_as_read).
+            write_atomic(
+                real,
+                data,
+                mode,
+                durable=True,
+                guard=lambda: still_as_read(real, read_as, raw),
+            )
         if self.options.diff and changed:
             _write_stdout(unified_diff(loaded.source.text, output, task.name).encode())
 
@@ -422,7 +513,7 @@ class Runner:
         try:
             _refuse_overwriting_source(task)
             if info is None:
-                info = task.source.stat()
+                info = _stat_source(task)
             mode = info.st_mode & 0o7777
             if not same_file_copy(task.source, task.destination, mode):
                 copy_atomic(task.source, task.destination, mode)
@@ -430,7 +521,10 @@ class Runner:
             self._fail(task, exc.format())
             return
         except OSError as exc:
-            self._fail(task, f"{task.source}:1:1: error: {describe_os_error(exc)}")
+            # Failures to read the source come as TranspileErrors naming it
+            # (copy_atomic, _stat_source): an OSError is about the copy.
+            where = task.destination
+            self._fail(task, f"{where}:1:1: error: {describe_write_error(exc)}")
             return
         if self.stat_cache is not None:
             self.stat_cache.record(
@@ -468,6 +562,13 @@ def _load(task: Task, info: Optional[os.stat_result], *, from_stdin: bool) -> _L
     return _Loaded(task, raw, source, info)
 
 
+def _stat_source(task: Task) -> os.stat_result:
+    try:
+        return task.source.stat()
+    except OSError as exc:
+        raise TranspileError(describe_os_error(exc), filename=task.name) from None
+
+
 def _stat_quietly(path: str) -> Optional[os.stat_result]:
     try:
         return os.stat(path)
@@ -489,7 +590,11 @@ def _write_stdout(data: bytes) -> None:
 def _refuse_overwriting_source(task: Task) -> None:
     destination = task.destination
     if destination is not None and destination.exists():
-        if os.path.samefile(destination, task.source):
+        try:
+            same = os.path.samefile(destination, task.source)
+        except OSError:
+            return  # the source cannot be read: reading it will say so
+        if same:
             raise TranspileError(
                 f"refusing to overwrite the source with its output ({destination})",
                 filename=task.name,

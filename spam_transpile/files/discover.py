@@ -31,6 +31,8 @@ from typing import (
     Union,
 )
 
+from spam_transpile.files.write import TEMP_SUFFIX, is_temporary_name
+
 STDIN = "-"
 
 DEFAULT_INCLUDE: Tuple[str, ...] = ("*.py",)
@@ -381,6 +383,9 @@ class Plan:
         self.stdin = stdin
         #: where standard input's result goes (None: standard output)
         self.stdin_destination = stdin_destination
+        #: temporary files of ours found in walked folders, left by an
+        #: interrupted run (or being written by a running one)
+        self.leftovers: List[str] = []
 
 
 def make_plan(
@@ -422,6 +427,11 @@ def _expand(
         for file, absolute, python, problem, info in walk(path, filters):
             if problem is not None:
                 plan.problems.append(Problem(file, problem))
+            elif file.endswith(TEMP_SUFFIX) and is_temporary_name(
+                os.path.basename(file)
+            ):
+                # Half an output, never an input: not copied nor transpiled.
+                plan.leftovers.append(file)
             elif python or mirror_others:
                 _add(plan, seen, mapping, file, absolute, python, info)
         return
