@@ -37,6 +37,7 @@ from spam_transpile.lowering.names import (
 )
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import module_facts
+from spam_transpile.lowering.readable import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.parse import (
     CPythonView,
@@ -45,6 +46,8 @@ from spam_transpile.parse import (
     check_encodable,
     check_pattern_nesting,
     cpython_view,
+    cst_has_match_statement,
+    has_match_statement,
     may_contain_match,
     parse_source,
 )
@@ -57,20 +60,49 @@ _RECURSION_LIMIT = 200_000
 
 T = TypeVar("T")
 
+LAYOUTS = ("keep-lines", "readable")
 
-def transpile(source: str, *, target: str = "3.9", filename: str = "<unknown>") -> str:
+
+def check_layout(layout: str, filename: str) -> str:
+    if layout not in LAYOUTS:
+        raise TranspileError(
+            f"unknown layout {layout!r} (choose from {', '.join(LAYOUTS)})",
+            filename=filename,
+            lineno=1,
+            offset=1,
+        )
+    return layout
+
+
+def transpile(
+    source: str,
+    *,
+    target: str = "3.9",
+    filename: str = "<unknown>",
+    layout: str = "keep-lines",
+) -> str:
     """Return ``source`` with every match statement lowered for ``target``.
 
-    Raises :class:`TranspileError` for invalid source, for match statements
-    CPython would reject, and for targets this version cannot serve.
+    ``layout``: "keep-lines" (every line keeps its number: what ships) or
+    "readable" (real statements laid out for people: what ``--in-place``
+    writes). Raises :class:`TranspileError` for invalid source, for match
+    statements CPython would reject, and for targets this version cannot
+    serve.
     """
-    return transpile_with_warnings(source, target=target, filename=filename)[0]
+    return transpile_with_warnings(
+        source, target=target, filename=filename, layout=layout
+    )[0]
 
 
 def transpile_with_warnings(
-    source: str, *, target: str = "3.9", filename: str = "<unknown>"
+    source: str,
+    *,
+    target: str = "3.9",
+    filename: str = "<unknown>",
+    layout: str = "keep-lines",
 ) -> Tuple[str, List[TranspileWarning]]:
     """Like :func:`transpile`, also returning warnings (unreachable cases)."""
+    style = check_layout(layout, filename)
     warnings: List[TranspileWarning] = []
     version = parse_target(target, filename=filename)
     check_encodable(source, filename)
@@ -79,7 +111,10 @@ def transpile_with_warnings(
     # limits are the ones the user's interpreter has.
     text = _without_bom(source)
     view = cpython_view(text, filename)
-    deferred = check_compiles(text, filename) if view.tree else None
+    # A file without match statements comes back as it is: CPython judges
+    # only files there is something to lower in.
+    judged = view.tree is not None and has_match_statement(view.tree)
+    deferred = check_compiles(text, filename) if judged else None
     check_pattern_nesting(source, filename, view.tree, layout.lines)
     try:
         module = _deep(parse_source, layout.text, filename, source)
@@ -88,12 +123,16 @@ def transpile_with_warnings(
     except TranspileError as error:
         raise _original_columns(error, layout) from None
     if view.error is not None:
+        if not cst_has_match_statement(module):
+            return source, warnings
         raise _first_error(module, view.error, layout, filename)
     if not may_contain_match(source):
         return source, warnings
     tree = view.tree if view.available else standard_ast(layout.text)
     try:
-        lowered = _deep(_lower_module, module, layout.text, filename, version, tree)
+        lowered = _deep(
+            _lower_module, module, layout.text, filename, version, tree, style
+        )
     except TranspileError as error:
         raise _original_columns(error, layout) from None
     except RecursionError:
@@ -111,6 +150,12 @@ def transpile_with_warnings(
     warnings.extend(found)
     if output is layout.text:
         return source, warnings
+    if style == "readable":
+        # Lines move in this layout; what must hold is that it compiles.
+        output = format_readable(layout.text, output, filename)
+        output = with_line_endings(source, output)
+        check_output_compiles(source, output, filename)
+        return output, warnings
     check_lines_kept(layout.text, output, filename)
     output = restore_layout(layout, output)
     check_lines_kept(source, output, filename)
@@ -131,6 +176,7 @@ def _lower_module(
     filename: str,
     target: Tuple[int, int],
     tree: Optional[ast.Module],
+    style: str = "keep-lines",
 ) -> Tuple[str, List[TranspileWarning]]:
     names = Names(identifiers_in(source), bound_names(module, tree))
     transformer = MatchLowering(
@@ -141,6 +187,7 @@ def _lower_module(
         target,
         functions_in_order(tree),
         module_facts(tree),  # the lowering's facts: keep this argument
+        style,  # the output layout
     )
     result = module.visit(transformer)
     if transformer.failed is not None:

@@ -104,19 +104,31 @@ def cell_binder(
     return Binder(store=store)
 
 
-def render_cond(cond: Cond) -> str:
-    """``cond`` as one expression; ``True`` when it always holds."""
+def render_cond(cond: Cond, readable: bool = False) -> str:
+    """``cond`` as one expression; ``True`` when it always holds.
+
+    ``readable``: sequence and mapping checks read ``isinstance(v,
+    _spam.Sequence)``, which type checkers narrow on.
+    """
     if isinstance(cond, Test):
-        return cond.expr
+        return _readable_test(cond) if readable else cond.expr
     if isinstance(cond, All):
         if not cond.parts:
             return "True"
-        return " and ".join(_operand(part, "and") for part in cond.parts)
-    return " or ".join(_operand(alt, "or") for alt in cond.alternatives)
+        return " and ".join(_operand(part, "and", readable) for part in cond.parts)
+    return " or ".join(_operand(alt, "or", readable) for alt in cond.alternatives)
 
 
-def _operand(cond: Cond, within: str) -> str:
-    text = render_cond(cond)
+def _readable_test(test: Test) -> str:
+    if test.kind != "kind":
+        return test.expr
+    helper = test.expr.split(".kind(", 1)[0]
+    cls = "Sequence" if test.fact == "sequence" else "Mapping"
+    return f"isinstance({test.path}, {helper}.{cls})"
+
+
+def _operand(cond: Cond, within: str, readable: bool = False) -> str:
+    text = render_cond(cond, readable)
     if isinstance(cond, AnyOf) or (isinstance(cond, All) and within == "or"):
         return f"({text})"
     if isinstance(cond, Test) and (" or " in text or " if " in text):
@@ -124,19 +136,24 @@ def _operand(cond: Cond, within: str) -> str:
     return text
 
 
-def render_value(value: Value) -> str:
+def render_value(value: Value, readable: bool = False) -> str:
     if isinstance(value, str):
         return value
     parts = []
     for cond, option in value.options[:-1]:
-        parts.append(f"{render_value(option)} if {render_cond(cond)} else")
-    parts.append(render_value(value.options[-1][1]))
+        test = render_cond(cond, readable)
+        parts.append(f"{render_value(option, readable)} if {test} else")
+    parts.append(render_value(value.options[-1][1], readable))
     return "(" + " ".join(parts) + ")"
 
 
-def store_text(bindings: Tuple[Tuple[str, Value], ...], binder: Binder) -> str:
+def store_text(
+    bindings: Tuple[Tuple[str, Value], ...], binder: Binder, readable: bool = False
+) -> str:
     """One truthy expression storing every binding."""
-    stores = [binder.store(name, render_value(value)) for name, value in bindings]
+    stores = [
+        binder.store(name, render_value(value, readable)) for name, value in bindings
+    ]
     return "[" + ", ".join(stores) + "]"
 
 

@@ -77,10 +77,15 @@ class Lowering:
     def helper_name(self) -> str:
         return self._helper
 
+    def note_used(self, text: str) -> None:
+        """Record the helper's parts that emitted ``text`` uses."""
+        if self._helper and self._helper + "." in text:
+            found = re.findall(re.escape(self._helper) + r"\.(\w+)", text)
+            self.used_parts.update(found)
+            self.used_helper = self.used_helper or bool(found)
+
     def helper(self, attribute: str) -> str:
-        """``_spam.<attribute>``: marks the module as needing the helper."""
-        self.used_helper = True
-        self.used_parts.add(attribute)
+        """``_spam.<attribute>``: the emitters record what they really use."""
         if not self._helper:
             self._helper = self.names.helper_name()
         return f"{self._helper}.{attribute}"
@@ -323,10 +328,13 @@ def _is_literal_key(key: cst.BaseExpression) -> bool:
 def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
     tests: List[Cond] = [_kind_test(low, v, "mapping")]
     elements = list(p.elements)
-    if elements:
+    dynamic = not all(_is_literal_key(e.key) for e in elements)
+    if dynamic:
+        # CPython checks ``len(s) >= #keys`` before its duplicate-key check,
+        # so a short mapping never raises. With literal keys only, the
+        # lookups decide alone (PEP 634 leaves len() calls unspecified).
         tests.append(_len_test(low, v, ">=", len(elements)))
     keys = [low.expr(element.key) for element in elements]
-    dynamic = not all(_is_literal_key(e.key) for e in elements)
     missing = low.helper("MISSING")
     get = f"{_atom(v.text)}.get"
     bindings: Bindings = []

@@ -185,6 +185,17 @@ class Names:
                 self._taken.add(candidate)
                 return candidate
 
+    def readable(self, hint: str) -> str:
+        """A name for a variable a person would have written: ``hint``, or
+        ``hint_2`` and so on when the module already uses it."""
+        candidate = hint
+        counter = 1
+        while candidate in self._taken:
+            counter += 1
+            candidate = f"{hint}_{counter}"
+        self._taken.add(candidate)
+        return candidate
+
     def helper_name(self) -> str:
         """The one private name the module's helper is bound to."""
         candidate = HELPER_NAME

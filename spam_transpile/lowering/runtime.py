@@ -53,104 +53,88 @@ MATCH_SELF_TYPES = (
 )
 
 _KIND = """\
-import _collections_abc as A, abc as B
+import _collections_abc as A, abc as B; _K = {}
 def _k(t):
-    s = not issubclass(t, (str, bytes, bytearray)) and (issubclass(t, A.Sequence) or t.__mro__[-2:][0].__module__ == 'array')
-    m = issubclass(t, A.Mapping)
-    if s and m:
-        for b in t.__mro__:
-            s, m = issubclass(b, A.Sequence), issubclass(b, A.Mapping)
-            if s is not m:
-                return 1 if s else 2
-        return 0
-    return 1 if s else 2 if m else 0
-_K = {}
+    if issubclass(t, (str, bytes, bytearray)): return 2 * issubclass(t, A.Mapping)
+    for b in t.__mro__:
+        s, m = issubclass(b, A.Sequence), issubclass(b, A.Mapping)
+        if s is not m: return 1 if s else 2
+    return int(t.__mro__[-2:][0].__module__ == "array")
 def _kind(v):
-    t = type(v)
-    if _K.get(None) != B.get_cache_token():
-        _K.clear()
-        _K[None] = B.get_cache_token()
-    k = _K.get(t)
-    if k is None:
-        k = _K[t] = _k(t)
-    return k
+    if _K.get(None) != B.get_cache_token(): _K.clear(); _K[None] = B.get_cache_token()
+    t = type(v); return _K[t] if t in _K else _K.setdefault(t, _k(t))
 kind = (lambda v: type(v).__flags__ >> 5 & 3) if list.__flags__ & 32 else _kind
+class _Kind(type): __instancecheck__ = lambda cls, v: kind(v) == cls.k
+Sequence, Mapping = _Kind("Sequence", (), {"k": 1}), _Kind("Mapping", (), {"k": 2})
 """
 
 _CLS = """\
 def cls(c):
-    if isinstance(c, type):
-        return c
-    raise TypeError('called match pattern must be a type')
+    if isinstance(c, type): return c
+    raise TypeError("called match pattern must be a type")
 """
 
 _ATTRS = """\
+SELF = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
 def _n(c):
-    return c.__name__ if c.__flags__ & 512 or c.__module__ == 'builtins' else c.__module__ + '.' + c.__name__
+    if c.__flags__ & 512 or c.__module__ == "builtins": return c.__name__
+    return c.__module__ + "." + c.__name__
 def _d(c):
     for b in c.__mro__:
         d = b.__dict__
-        if '__match_args__' in d:
-            return d['__match_args__']
-        if '__dataclass_params__' in d and '__dataclass_fields__' in d:
-            return tuple(f.name for f in d['__dataclass_fields__'].values() if f.init and getattr(f._field_type, 'name', '') != '_FIELD_CLASSVAR')
-        if '_fields' in d and issubclass(b, tuple):
-            return d['_fields']
+        if "__match_args__" in d: return d["__match_args__"]
+        if "__dataclass_params__" in d and "__dataclass_fields__" in d:
+            f = [x for x in d["__dataclass_fields__"].values() if x.init]
+            return tuple(x.name for x in f if x._field_type.name != "_FIELD_CLASSVAR")
+        if "_fields" in d and issubclass(b, tuple): return d["_fields"]
     return MISSING
 def _a(c):
-    if list.__flags__ & 32 or '__match_args__' in c.__dict__ or not (hasattr(c, '__dataclass_fields__') or issubclass(c, tuple) and hasattr(c, '_fields')):
-        return getattr(c, '__match_args__', MISSING)
-    return _d(c)
+    old = not list.__flags__ & 32 and "__match_args__" not in c.__dict__
+    if old and (hasattr(c, "__dataclass_fields__") or hasattr(c, "_fields")): return _d(c)
+    return getattr(c, "__match_args__", MISSING)
 def _e(c, n, given):
-    return TypeError('%s() accepts %d positional sub-pattern%s (%d given)' % (_n(c), n, '' if n == 1 else 's', given))
+    m = "%s() accepts %d positional sub-pattern%s (%d given)"
+    return TypeError(m % (_n(c), n, "" if n == 1 else "s", given))
 def attrs(v, c, npos, kws):
-    names, out = (), []
+    names, out, seen = (), [], set()
     if npos:
         a = _a(c)
         if a is MISSING:
-            if not issubclass(c, (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)):
-                raise _e(c, 0, npos)
-            if npos > 1:
-                raise _e(c, 1, npos)
+            if npos > issubclass(c, SELF): raise _e(c, int(issubclass(c, SELF)), npos)
             out.append(v)
         elif type(a) is not tuple:
-            raise TypeError('%s.__match_args__ must be a tuple (got %s)' % (_n(c), type(a).__name__))
-        elif len(a) < npos:
-            raise _e(c, len(a), npos)
-        else:
-            names = a[:npos]
-    seen = set()
+            m = "%s.__match_args__ must be a tuple (got %s)"
+            raise TypeError(m % (_n(c), type(a).__name__))
+        elif len(a) < npos: raise _e(c, len(a), npos)
+        else: names = a[:npos]
     for i, name in enumerate(names + kws):
         if i < len(names) and type(name) is not str:
-            raise TypeError('__match_args__ elements must be strings (got %s)' % type(name).__name__)
+            m = "__match_args__ elements must be strings (got %s)"
+            raise TypeError(m % type(name).__name__)
         if name in seen:
-            raise TypeError('%s() got multiple sub-patterns for attribute %r' % (_n(c), name))
-        seen.add(name)
-        x = getattr(v, name, MISSING)
-        if x is MISSING:
-            return None
+            m = "%s() got multiple sub-patterns for attribute %r"
+            raise TypeError(m % (_n(c), name))
+        seen.add(name); x = getattr(v, name, MISSING)
+        if x is MISSING: return None
         out.append(x)
     return out
 """
 
 _ITEMS = """\
-def items(v, start, end):
-    return [v[i] for i in range(start, len(v) - end)]
+def items(v, start, end): return [v[i] for i in range(start, len(v) - end)]
 """
 
 _REST = """\
 def rest(v, keys):
     d = dict(v)
-    for k in keys:
-        del d[k]
+    for k in keys: del d[k]
     return d
 """
 
 _FRESH = """\
 def fresh(k, earlier):
-    if k in set(earlier):
-        raise ValueError('mapping pattern checks duplicate key (%r)' % (k,))
-    return True
+    if k not in set(earlier): return True
+    raise ValueError("mapping pattern checks duplicate key (%r)" % (k,))
 """
 
 #: part name -> (parts it needs, source); in the order they are emitted
@@ -168,8 +152,9 @@ _PIECE = 250
 
 
 def helper_source(used: Iterable[str]) -> str:
-    """The helper's source with the parts ``used`` and what they need."""
-    wanted: set = set()
+    """The helper's source with the parts ``used`` and what they need
+    (``MISSING`` always: it tells whether the helper is there yet)."""
+    wanted: set = {"MISSING"}
 
     def want(part: str) -> None:
         if part not in wanted:
@@ -178,14 +163,17 @@ def helper_source(used: Iterable[str]) -> str:
                 want(dependency)
 
     for part in used:
-        want(part)
+        if part in PARTS:
+            want(part)
+        elif part in ("Sequence", "Mapping"):
+            want("kind")
     return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
 
 
 def helper_statement(name: str, used: Iterable[str]) -> str:
     """One statement binding ``name`` to the helper, cheap when run again."""
     text = helper_source(used)
-    key = _key(text)
+    key = helper_key(text)
     modules = "__import__('sys').modules"
     build = (
         f"[m for m in [__import__('types').ModuleType({key!r})] "
@@ -194,7 +182,7 @@ def helper_statement(name: str, used: Iterable[str]) -> str:
     return f"{name} = {modules}.get({key!r}) or {modules}.setdefault({key!r}, {build})"
 
 
-def _key(text: str) -> str:
+def helper_key(text: str) -> str:
     return "_spam_match_" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
@@ -206,7 +194,7 @@ def helper_statements(name: str, used: Iterable[str]) -> List[str]:
     compiles it, once per process.
     """
     text = helper_source(used)
-    key = _key(text)
+    key = helper_key(text)
     pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
     statements = [f"{name} = [{pieces[0]!r}]"]
     statements += [f"{name}.append({piece!r})" for piece in pieces[1:]]

@@ -34,6 +34,7 @@ from spam_transpile.lowering.helper_lines import (
     place_helper,
 )
 from spam_transpile.lowering.ir import LoweredPattern
+from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import TEMP_PREFIX, Names
 from spam_transpile.lowering.scopes import (
@@ -99,10 +100,11 @@ class MatchLowering(cst.CSTTransformer):
         target: Tuple[int, int] = (3, 9),
         functions: Optional[List[Tuple[str, frozenset]]] = None,
         facts: Optional[ModuleFacts] = None,
+        layout: str = "keep-lines",
     ) -> None:
         super().__init__()
         self.target = target
-        self.layout = "keep-lines"
+        self.layout = layout
         # Stable locals of every def in source order, computed up front
         # (scopes.functions_in_order); None: work them out per function.
         self._functions = functions
@@ -186,8 +188,12 @@ class MatchLowering(cst.CSTTransformer):
 
     # -- scope tracking -----------------------------------------------------
 
+    @property
+    def readable(self) -> bool:
+        return self.layout == "readable"
+
     def visit_Module(self, node: cst.Module) -> None:
-        self.helper_on_match_lines = not has_slots(node)
+        self.helper_on_match_lines = not self.readable and not has_slots(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = Scope(FUNCTION, node)
@@ -229,7 +235,13 @@ class MatchLowering(cst.CSTTransformer):
             return updated_node  # the file is refused; keep walking for parser errors
         self._warn_unreachable(original_node)
         try:
-            statements = MatchEmitter(self, original_node, updated_node).statements()
+            if self.layout == "readable":
+                statements = ReadableMatch(
+                    self, original_node, updated_node
+                ).statements()
+            else:
+                emitter = MatchEmitter(self, original_node, updated_node)
+                statements = emitter.statements()
         except TranspileError:
             raise
         except Exception as exc:  # a bug of ours: report it where it happened
@@ -274,7 +286,11 @@ class MatchLowering(cst.CSTTransformer):
     ) -> cst.Module:
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
         module = updated_node.with_changes(body=body, footer=footer)
-        if self.lowering.used_helper and self.failed is None:
+        if self.lowering.used_helper and self.failed is None and self.readable:
+            module = place_readable_helper(
+                module, self.lowering.helper_name, self.lowering.used_parts
+            )
+        elif self.lowering.used_helper and self.failed is None:
             module = place_helper(
                 module,
                 self.lowering.helper_name,
@@ -353,6 +369,7 @@ class MatchEmitter:
         for case in cases:
             pattern = self.owner.lowering.lower_case(case.pattern, subject)
             tests.append(self._pattern_test(pattern))
+            self.owner.lowering.note_used(tests[-1])
         first = self._subject_statement()
         if self.owner.lowering.used_helper and self.owner.helper_on_match_lines:
             first = first.with_changes(

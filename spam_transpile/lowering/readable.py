@@ -1,0 +1,343 @@
+"""The readable layout: what ``--in-place`` and the pre-commit hook write.
+
+The same lowered cases as the keep-lines layout, written as a person writes
+Python 3.9: real statements, lines free to move.
+
+- A subject that is not already a local name gets a variable of its own
+  (``subject = command.split()``), as a person names it.
+- Each case is an ``if``/``elif`` on its condition; without a guard, its
+  captures are plain assignments at the top of its body (``x = shape.x``,
+  ``first, *rest = shape``); with a guard they are stored inside the test,
+  before the guard, since a failed guard leaves them bound.
+- A last ``case _:`` becomes ``else:``, so an exhaustive match stays
+  exhaustive for type checkers.
+- Sequence and mapping checks read ``isinstance(v, _spam.Sequence)``: the
+  helper's classes decide as CPython's ``match`` does (not as the ABCs do),
+  and a type checker narrows the subject for the reads that follow.
+- The module's helper is a block after its imports, its source a plain
+  string.
+
+Black then formats exactly the lines that changed (its line-ranges feature),
+and the result must have the same syntax tree as before formatting.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from spam_transpile.errors import TranspileError
+from spam_transpile.lowering import emit
+from spam_transpile.lowering.ir import LoweredPattern, is_true
+from spam_transpile.lowering.lower import Subject
+from spam_transpile.lowering.runtime import helper_key, helper_source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from spam_transpile.lowering.transformer import MatchLowering
+
+LINE_LENGTH = 88
+
+Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
+
+
+class Raw(cst.Name):
+    """Generated expression or statement text, printed as it is."""
+
+    def _validate(self) -> None:
+        pass
+
+
+def _statement(text: str) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine(body=[cst.Expr(Raw(text))])
+
+
+class ReadableMatch:
+    """Builds the statements that replace one match statement."""
+
+    def __init__(
+        self, owner: "MatchLowering", original: cst.Match, node: cst.Match
+    ) -> None:
+        self.owner = owner
+        self.original = original
+        self.node = node
+        self.scope_kind = owner.scopes[-1].kind
+        self.subject, self.subject_var, self.info = self._subject()
+
+    def _subject(self) -> Tuple[str, Optional[str], Subject]:
+        node = self.node.subject
+        scope = self.owner.scopes[-1]
+        from spam_transpile.lowering.scopes import names_rebound_by
+
+        if (
+            scope.kind == "function"
+            and isinstance(node, cst.Name)
+            and not node.lpar
+            and node.value in scope.stable_names(":=" in self.owner.source)
+            and node.value not in names_rebound_by(self.original, self.owner.source)
+        ):
+            return node.value, None, Subject(node.value)
+        var = self.owner.names.readable("subject")
+        info = Subject(var)
+        if isinstance(node, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in node.elements
+        ):
+            info = Subject(var, "sequence", len(node.elements))
+            info.elements = [f"{var}[{i}]" for i in range(len(node.elements))]
+        return var, var, info
+
+    def statements(self) -> List[cst.BaseStatement]:
+        out: List[cst.BaseStatement] = []
+        if self.subject_var is not None:
+            out.append(self._assign_subject())
+        cases = list(self.node.cases)
+        lowered = [
+            self.owner.lowering.lower_case(case.pattern, self.info) for case in cases
+        ]
+        chain: Optional[Union[cst.If, cst.Else]] = None
+        for index in reversed(range(len(cases))):
+            chain = self._case(cases[index], lowered[index], index, chain)
+        if isinstance(chain, cst.Else):  # a lone ``case _:``
+            chain = cst.If(test=Raw("True"), body=chain.body)
+        assert chain is not None
+        out.append(chain.with_changes(leading_lines=()))
+        if self.subject_var is not None and self.scope_kind != "function":
+            # Module and class bodies: the subject is no attribute of theirs.
+            out.append(_statement(f"del {self.subject_var}"))
+        out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
+        return out
+
+    def _assign_subject(self) -> cst.SimpleStatementLine:
+        value = self.node.subject
+        if isinstance(value, (cst.NamedExpr, cst.Tuple)) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        target = cst.AssignTarget(cst.Name(self.subject_var or "subject"))
+        return cst.SimpleStatementLine(body=[cst.Assign(targets=[target], value=value)])
+
+    def _case(
+        self,
+        case: cst.MatchCase,
+        pattern: LoweredPattern,
+        index: int,
+        orelse: Optional[Union[cst.If, cst.Else]],
+    ) -> Union[cst.If, cst.Else]:
+        guard = case.guard
+        body = _indented(case.body)
+        if guard is None and pattern.bindings:
+            body = body.with_changes(
+                body=[*self._binding_statements(case, pattern), *body.body]
+            )
+        last = index == len(self.node.cases) - 1
+        if last and index > 0 and guard is None and is_true(pattern.cond):
+            return cst.Else(body=body, leading_lines=case.leading_lines)
+        test = self._test(pattern, guard)
+        self.owner.lowering.note_used(test)
+        return cst.If(
+            test=Raw(test),
+            body=body,
+            orelse=orelse,
+            leading_lines=case.leading_lines,
+        )
+
+    def _test(
+        self, pattern: LoweredPattern, guard: Optional[cst.BaseExpression]
+    ) -> str:
+        parts: List[str] = []
+        if not is_true(pattern.cond):
+            parts.append(emit.render_cond(pattern.cond, readable=True))
+        if guard is not None:
+            if pattern.bindings:
+                binder = self._binder()
+                parts.append(emit.store_text(pattern.bindings, binder, readable=True))
+            parts.append(f"({self.owner.code(guard).strip()})")
+        return " and ".join(parts) if parts else "True"
+
+    def _binder(self) -> emit.Binder:
+        owner = self.owner
+        scope = owner.scopes[-1]
+        if owner.target >= (3, 8):
+            return emit.walrus_binder()
+        if scope.kind == "function":
+            return emit.cell_binder(
+                owner.names, owner.target, scope.declared_globals(), owner.mangle
+            )
+        return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
+
+    def _binding_statements(
+        self, case: cst.MatchCase, pattern: LoweredPattern
+    ) -> List[cst.SimpleStatementLine]:
+        unpacked = _unpacking(case.pattern, self.subject)
+        if unpacked is not None:
+            return [_statement(unpacked)]
+        texts = [
+            f"{name} = {_unparenthesized(emit.render_value(value, readable=True))}"
+            for name, value in pattern.bindings
+        ]
+        for text in texts:
+            self.owner.lowering.note_used(text)
+        return [_statement(text) for text in texts]
+
+
+def _unparenthesized(text: str) -> str:
+    if text.startswith("(") and text.endswith(")") and " if " in text:
+        return text[1:-1]
+    return text
+
+
+def _unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
+    """``a, *rest = subject`` when a sequence pattern only captures."""
+    if not isinstance(pattern, (cst.MatchList, cst.MatchTuple)) or not pattern.patterns:
+        return None
+    targets = []
+    for element in pattern.patterns:
+        if isinstance(element, cst.MatchStar):
+            if element.name is None:
+                return None
+            targets.append("*" + element.name.value)
+        elif (
+            isinstance(element.value, cst.MatchAs)
+            and element.value.pattern is None
+            and element.value.name is not None
+        ):
+            targets.append(element.value.name.value)
+        else:
+            return None
+    text = ", ".join(targets)
+    if len(targets) == 1:
+        text = f"[{text}]" if text.startswith("*") else text + ","
+    return f"{text} = {subject}"
+
+
+def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
+    if isinstance(body, cst.IndentedBlock):
+        return body
+    assert isinstance(body, cst.SimpleStatementSuite)
+    smalls = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in body.body]
+    return cst.IndentedBlock(
+        body=[
+            cst.SimpleStatementLine(
+                body=smalls, trailing_whitespace=body.trailing_whitespace
+            )
+        ]
+    )
+
+
+# -- the helper block ---------------------------------------------------------
+
+
+def place_readable_helper(
+    module: cst.Module, name: str, used: Iterable[str]
+) -> cst.Module:
+    """The helper as a block after the module's docstring, __future__ imports
+    and leading imports."""
+    text = helper_source(used)
+    key = helper_key(text)
+    source = (
+        f'{name} = __import__("types").ModuleType("{key}")\n'
+        f'{name} = __import__("sys").modules.setdefault("{key}", {name})\n'
+        f'if "MISSING" not in vars({name}):\n'
+        f'    vars({name})["source"] = {_block_string(text)}\n'
+        f'    exec(vars({name})["source"], vars({name}))\n'
+    )
+    block = list(cst.parse_module(source).body)
+    body = list(module.body)
+    index = 0
+    if index < len(body) and _is_docstring(body[index]):
+        index += 1
+    while index < len(body) and _is_import(body[index]):
+        index += 1
+    following = body[index:] if index < len(body) else []
+    block[0] = block[0].with_changes(leading_lines=[cst.EmptyLine()] if index else [])
+    if following and not following[0].leading_lines:
+        following[0] = following[0].with_changes(leading_lines=[cst.EmptyLine()])
+    return module.with_changes(body=[*body[:index], *block, *following])
+
+
+def _block_string(text: str) -> str:
+    assert '"""' not in text and "\\" not in text
+    return '"""\\\n' + text + '"""'
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(
+            statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
+        )
+    )
+
+
+def _is_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
+
+
+# -- formatting ----------------------------------------------------------------
+
+
+def format_readable(source: str, output: str, filename: str) -> str:
+    """Black over the lines of ``output`` that are not ``source``'s own."""
+    lines = changed_lines(source, output)
+    if not lines:
+        return output
+    try:
+        import black
+    except ImportError:
+        raise TranspileError(
+            "the readable layout needs black 23.11 or newer "
+            "(pip install 'spam-transpile[readable]')",
+            filename=filename,
+            lineno=1,
+            offset=1,
+        ) from None
+    mode = black.Mode(line_length=LINE_LENGTH)
+    try:
+        formatted = black.format_str(output, mode=mode, lines=_ranges(lines))
+    except Exception:
+        return output  # black's parser lags CPython's: keep it unformatted
+    if not _same_ast(output, formatted):
+        return output
+    return formatted
+
+
+def with_line_endings(source: str, output: str) -> str:
+    """``output`` (lines ended by ``\\n``) with the source's usual line ending."""
+    counts = {end: source.count(end) for end in ("\r\n", "\r")}
+    crlf, cr = counts["\r\n"], counts["\r"] - counts["\r\n"]
+    lf = source.count("\n") - crlf
+    ending = max((lf, "\n"), (crlf, "\r\n"), (cr, "\r"))[1]
+    return output if ending == "\n" else output.replace("\n", ending)
+
+
+def changed_lines(source: str, output: str) -> List[int]:
+    """1-based numbers of ``output``'s lines that ``source`` does not have there."""
+    before = source.splitlines()
+    after = output.splitlines()
+    changed: List[int] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, _, _, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            changed.extend(range(j1 + 1, j2 + 1))
+    return changed
+
+
+def _ranges(lines: Sequence[int]) -> List[Tuple[int, int]]:
+    ranges: List[Tuple[int, int]] = []
+    for number in lines:
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1] = (ranges[-1][0], number)
+        else:
+            ranges.append((number, number))
+    return ranges
+
+
+def _same_ast(before: str, after: str) -> bool:
+    try:
+        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
