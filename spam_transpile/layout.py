@@ -44,14 +44,9 @@ class Layout:
     # characters dropped from the start of each line (form feeds and the
     # indentation before them): added back to error columns
     removed: List[int]
-
-    @property
-    def text(self) -> str:
-        """The text LibCST parses: normalised lines, each ended by ``\\n``."""
-        return "".join(
-            line + ("\n" if ending else "")
-            for line, ending in zip(self.normalised, self.endings)
-        )
+    # The text LibCST parses: normalised lines, each ended by ``\\n``. One
+    # object, so that callers can tell "returned unchanged" by identity.
+    text: str
 
     @property
     def changed(self) -> bool:
@@ -71,7 +66,10 @@ def split_layout(source: str) -> Layout:
             for index, line in enumerate(lines):
                 if index + 1 not in inside:
                     normalised[index], removed[index] = _normalise_line(line)
-    return Layout(lines, endings, normalised, removed)
+    text = "".join(
+        line + ("\n" if ending else "") for line, ending in zip(normalised, endings)
+    )
+    return Layout(lines, endings, normalised, removed, text)
 
 
 def _normalise_line(line: str) -> "tuple[str, int]":
@@ -109,17 +107,16 @@ def restore_layout(layout: Layout, output: str) -> str:
     """``output`` (lowered from ``layout.text``) in the user's own layout.
 
     Each line gets its original ending back; a line the lowering did not
-    rewrite gets its original text back. If putting back normalised lines
-    (backslash-only lines, form feeds) would change what the code means next
-    to rewritten lines, those lines stay normalised.
+    rewrite gets its original text back. A backslash-only line stays blank
+    when the code line before it was rewritten: CPython 3.9 and older refuse
+    one right after a block's colon (``elif ...:``). If putting normalised
+    lines back would change what the code means next to rewritten lines,
+    they all stay normalised.
     """
     out_lines = _LINE_END.split(output)[0::2]
     if len(out_lines) != len(layout.lines):
         return output  # check_lines_kept reports this
-    kept = [
-        original if out == normalised else out
-        for out, normalised, original in zip(out_lines, layout.normalised, layout.lines)
-    ]
+    kept = _restored_lines(layout, out_lines)
     if layout.changed and not _same_meaning(kept, out_lines):
         kept = [
             original if out == normalised and original == normalised else out
@@ -128,6 +125,21 @@ def restore_layout(layout: Layout, output: str) -> str:
             )
         ]
     return "".join(line + ending for line, ending in zip(kept, layout.endings))
+
+
+def _restored_lines(layout: Layout, out_lines: List[str]) -> List[str]:
+    kept: List[str] = []
+    code_before_rewritten = False
+    for out, normalised, original in zip(out_lines, layout.normalised, layout.lines):
+        unchanged = out == normalised
+        backslash_only = original != normalised and normalised == ""
+        if unchanged and not (backslash_only and code_before_rewritten):
+            kept.append(original)
+        else:
+            kept.append(out)
+        if out.strip():
+            code_before_rewritten = not unchanged
+    return kept
 
 
 def _same_meaning(restored: List[str], lowered: List[str]) -> bool:

@@ -36,6 +36,8 @@ __all__ = [
     "check_encodable",
     "check_pattern_nesting",
     "cpython_view",
+    "cst_has_match_statement",
+    "has_match_statement",
     "may_contain_match",
     "parse_source",
 ]
@@ -168,6 +170,27 @@ def cpython_view(source: str, filename: str) -> CPythonView:
                 ),
                 available=True,
             )
+
+
+def has_match_statement(tree: ast.Module) -> bool:
+    return any(isinstance(node, ast.Match) for node in ast.walk(tree))
+
+
+class _FindMatch(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        # No statement hides in an expression; stop looking once found.
+        self.found = self.found or isinstance(node, cst.Match)
+        return not self.found and not isinstance(node, cst.BaseExpression)
+
+
+def cst_has_match_statement(module: cst.Module) -> bool:
+    finder = _FindMatch()
+    module.visit(finder)
+    return finder.found
 
 
 def check_compiles(source: str, filename: str) -> Optional[TranspileError]:

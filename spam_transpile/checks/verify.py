@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from spam_transpile.errors import TranspileError
 
@@ -104,11 +104,12 @@ def check_target_syntax(
 def _newest_construct(
     tree: ast.Module, target: Tuple[int, int]
 ) -> Optional[Tuple[ast.AST, str, Tuple[int, int]]]:
-    """The first construct (in tree order) the target cannot parse."""
+    """The first construct (in tree order) the target cannot parse, and the
+    node to point at."""
     for node in ast.walk(tree):
-        for what, version in _constructs(node):
+        for site, what, version in _constructs(node):
             if version > target:
-                return node, what, version
+                return site, what, version
     return None
 
 
@@ -116,27 +117,29 @@ _TRY_STAR = getattr(ast, "TryStar", None)
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
 
 
-def _constructs(node: ast.AST) -> Iterator[Tuple[str, Tuple[int, int]]]:
+def _constructs(node: ast.AST) -> Iterator[Tuple[ast.AST, str, Tuple[int, int]]]:
     """Syntax newer than 3.10 that ``feature_version`` lets through (as of
-    CPython 3.13): PEP 646 stars, and on interpreters older than the
-    feature itself, nothing (they cannot parse it at all)."""
+    CPython 3.13): PEP 646 stars, except*, PEP 695. An interpreter older
+    than a feature cannot parse it at all, so it never gets here."""
     if _TRY_STAR is not None and isinstance(node, _TRY_STAR):
-        yield "exception groups (except*)", (3, 11)
-    elif isinstance(node, ast.Subscript) and _has_star(node.slice):
-        yield "starred expressions in subscripts (PEP 646)", (3, 11)
-    elif isinstance(node, ast.arguments) and isinstance(
-        getattr(node.vararg, "annotation", None), ast.Starred
-    ):
-        yield "starred annotations of *args (PEP 646)", (3, 11)
+        yield node.handlers[0], "exception groups (except*)", (3, 11)
+    elif isinstance(node, ast.Subscript):
+        for star in _stars(node.slice):
+            yield star, "starred expressions in subscripts (PEP 646)", (3, 11)
+    elif isinstance(node, ast.arguments) and node.vararg is not None:
+        if isinstance(node.vararg.annotation, ast.Starred):
+            annotation = node.vararg.annotation
+            yield annotation, "starred annotations of *args (PEP 646)", (3, 11)
     elif _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
-        yield "type statements (PEP 695)", (3, 12)
+        yield node, "type statements (PEP 695)", (3, 12)
     elif getattr(node, "type_params", None):
-        yield "type parameter lists (PEP 695)", (3, 12)
+        site = node.type_params[0]  # type: ignore[attr-defined]
+        yield site, "type parameter lists (PEP 695)", (3, 12)
 
 
-def _has_star(index: ast.AST) -> bool:
+def _stars(index: ast.AST) -> List[ast.AST]:
     if isinstance(index, ast.Starred):
-        return True
-    return isinstance(index, ast.Tuple) and any(
-        isinstance(element, ast.Starred) for element in index.elts
-    )
+        return [index]
+    if isinstance(index, ast.Tuple):
+        return [element for element in index.elts if isinstance(element, ast.Starred)]
+    return []
