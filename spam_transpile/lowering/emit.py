@@ -15,7 +15,7 @@ an annotation on the match line).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from spam_transpile.lowering.ir import (
     All,
@@ -104,7 +104,9 @@ def cell_binder(
     return Binder(store=store)
 
 
-def render_cond(cond: Cond, readable: bool = False) -> str:
+def render_cond(
+    cond: Cond, readable: bool = False, binder: Optional[Binder] = None
+) -> str:
     """``cond`` as one expression; ``True`` when it always holds.
 
     ``readable``: sequence and mapping checks read ``isinstance(v,
@@ -115,8 +117,19 @@ def render_cond(cond: Cond, readable: bool = False) -> str:
     if isinstance(cond, All):
         if not cond.parts:
             return "True"
-        return " and ".join(_operand(part, "and", readable) for part in cond.parts)
-    return " or ".join(_operand(alt, "or", readable) for alt in cond.alternatives)
+        return " and ".join(
+            _operand(part, "and", readable, binder) for part in cond.parts
+        )
+    if cond.stores:
+        assert binder is not None, "stores need a binder"
+        return " or ".join(
+            f"({_operand(alt, 'and', readable, binder)} and "
+            f"{store_text(stores, binder, readable)})"
+            for alt, stores in zip(cond.alternatives, cond.stores)
+        )
+    return " or ".join(
+        _operand(alt, "or", readable, binder) for alt in cond.alternatives
+    )
 
 
 def _readable_test(test: Test) -> str:
@@ -127,8 +140,10 @@ def _readable_test(test: Test) -> str:
     return f"isinstance({test.path}, {helper}.{cls})"
 
 
-def _operand(cond: Cond, within: str, readable: bool = False) -> str:
-    text = render_cond(cond, readable)
+def _operand(
+    cond: Cond, within: str, readable: bool = False, binder: Optional[Binder] = None
+) -> str:
+    text = render_cond(cond, readable, binder)
     if isinstance(cond, AnyOf) or (isinstance(cond, All) and within == "or"):
         return f"({text})"
     if isinstance(cond, Test) and (" or " in text or " if " in text):
@@ -162,7 +177,7 @@ def case_test(pattern: LoweredPattern, binder: Binder) -> str:
     and binds nothing."""
     parts: List[str] = []
     if not is_true(pattern.cond):
-        parts.append(_operand(pattern.cond, "and"))
+        parts.append(_operand(pattern.cond, "and", binder=binder))
     if pattern.bindings:
         parts.append(store_text(pattern.bindings, binder))
     return " and ".join(parts) if parts else "True"

@@ -31,6 +31,8 @@ class KnownClass:
     match_args: Optional[Tuple[str, ...]]
     #: attributes every instance is known to have
     fields: Tuple[str, ...] = ()
+    #: the dataclass fields a subclass inherits (None: not a dataclass)
+    inherited: Optional[Tuple[str, ...]] = None
 
 
 class ModuleFacts:
@@ -46,23 +48,72 @@ def module_facts(tree: Optional[ast.Module]) -> ModuleFacts:
         return ModuleFacts()
     counts = Counter(_bindings(tree))
     classes: Dict[str, KnownClass] = {}
+    #: classes of this module that add nothing to pattern matching
+    plain: Dict[str, bool] = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and counts[node.name] == 1:
-            known = _known_class(node)
-            if known is not None:
-                classes[node.name] = known
+        if not isinstance(node, ast.ClassDef) or counts[node.name] != 1:
+            continue
+        bases = _base_fields(node, classes, plain)
+        if bases is None:
+            continue
+        known = _known_class(node, bases)
+        if known is not None:
+            classes[node.name] = known
+        elif _is_plain(node):
+            plain[node.name] = True
     return ModuleFacts(classes)
 
 
-def _known_class(node: ast.ClassDef) -> Optional[KnownClass]:
+def _base_fields(
+    node: ast.ClassDef, classes: Dict[str, KnownClass], plain: Dict[str, bool]
+) -> Optional[Tuple[str, ...]]:
+    """The dataclass fields ``node`` inherits, or None if a base is unknown.
+
+    Bases must be classes of this module defined above it: plain ones (no
+    dataclass, no ``__match_args__``) or dataclasses, whose fields come first.
+    """
+    if node.keywords:
+        return None
+    fields: Tuple[str, ...] = ()
+    for base in node.bases:
+        if not isinstance(base, ast.Name):
+            return None
+        if base.id in plain:
+            continue
+        known = classes.get(base.id)
+        if known is None or known.inherited is None:
+            return None
+        fields = tuple(f for f in fields if f not in known.inherited) + known.inherited
+    return fields
+
+
+def _is_plain(node: ast.ClassDef) -> bool:
+    return (
+        not node.decorator_list
+        and _literal_match_args(node) is None
+        and not any(isinstance(s, ast.AnnAssign) for s in node.body)
+        and not any(
+            isinstance(t, ast.Name) and t.id == "__match_args__"
+            for s in node.body
+            if isinstance(s, ast.Assign)
+            for t in s.targets
+        )
+    )
+
+
+def _known_class(
+    node: ast.ClassDef, inherited: Tuple[str, ...]
+) -> Optional[KnownClass]:
     own = _literal_match_args(node)
     if own is not None:
         fields = _dataclass_fields(node) if _is_plain_dataclass(node) else None
         return KnownClass(own, tuple(f for f in (fields or ()) if f in own))
-    if _is_plain_dataclass(node) and not node.bases and not node.keywords:
+    if _is_plain_dataclass(node):
         fields = _dataclass_fields(node)
         if fields is not None:
-            return KnownClass(fields, fields)
+            # A field redefined in the subclass keeps its place (dataclasses).
+            merged = inherited + tuple(f for f in fields if f not in inherited)
+            return KnownClass(merged, merged, merged)
     return None
 
 

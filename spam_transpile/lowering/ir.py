@@ -48,6 +48,9 @@ class All:
 @dataclass(frozen=True)
 class AnyOf:
     alternatives: Tuple["Cond", ...]
+    #: bindings stored by each alternative as soon as it matched; only for
+    #: the last check of a pattern, where nothing can fail after it
+    stores: Tuple[Tuple[Tuple[str, "Value"], ...], ...] = ()
 
 
 Cond = Union[Test, All, AnyOf]
@@ -110,9 +113,11 @@ def _dump_cond(cond: Cond, lines: list, indent: str) -> None:
             _dump_cond(part, lines, indent)
     else:
         lines.append(f"{indent}any of")
-        for alternative in cond.alternatives:
+        for i, alternative in enumerate(cond.alternatives):
             lines.append(f"{indent}  alternative")
             _dump_cond(alternative, lines, indent + "    ")
+            for name, value in cond.stores[i] if cond.stores else ():
+                lines.append(f"{indent}    store {name} = {_dump_value(value)}")
 
 
 def _dump_value(value: Value) -> str:

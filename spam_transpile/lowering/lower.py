@@ -96,6 +96,7 @@ class Lowering:
         if isinstance(subject, str):
             subject = Subject(subject)
         cond, bindings = self.lower(pattern, subject)
+        cond, bindings = _stores_in_last_alternatives(cond, bindings)
         return LoweredPattern(cond, tuple(bindings))
 
     def lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
@@ -236,6 +237,37 @@ def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]
         for p in parts:
             p.pop(0)
     return prefix, [all_of(*p) if p else TRUE for p in parts]
+
+
+# Choices longer than this (rendered) are stored by the alternatives instead.
+_LONG_CHOICES = 160
+
+
+def _stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
+    """An or-pattern checked last stores its captures as each alternative
+    matches (nothing can fail after it), instead of choosing the values by
+    testing the alternatives again: shorter and faster for big ones."""
+    from spam_transpile.lowering.emit import render_value
+
+    parts = list(cond.parts) if isinstance(cond, All) else [cond]
+    last = parts[-1] if parts else None
+    if not isinstance(last, AnyOf) or last.stores:
+        return cond, bindings
+    chosen = [
+        (name, value)
+        for name, value in bindings
+        if isinstance(value, Choice)
+        and tuple(c for c, _ in value.options) == last.alternatives
+    ]
+    if not chosen or sum(len(render_value(v)) for _, v in chosen) < _LONG_CHOICES:
+        return cond, bindings
+    stores = tuple(
+        tuple((name, value.options[i][1]) for name, value in chosen)  # type: ignore[union-attr]
+        for i in range(len(last.alternatives))
+    )
+    parts[-1] = AnyOf(last.alternatives, stores)
+    kept = [(name, value) for name, value in bindings if (name, value) not in chosen]
+    return all_of(*parts), kept
 
 
 def _value_key(value: Value) -> str:

@@ -79,6 +79,12 @@ class ReadableMatch:
             and node.value not in names_rebound_by(self.original, self.owner.source)
         ):
             return node.value, None, Subject(node.value)
+        from spam_transpile.lowering.transformer import stable_tuple, tuple_subject
+
+        names = stable_tuple(self.owner, scope, self.original, node)
+        if names is not None:
+            info = tuple_subject(names)
+            return info.text, None, info
         var = self.owner.names.readable("subject")
         info = Subject(var)
         if isinstance(node, cst.Tuple) and not any(
@@ -146,7 +152,8 @@ class ReadableMatch:
     ) -> str:
         parts: List[str] = []
         if not is_true(pattern.cond):
-            parts.append(emit.render_cond(pattern.cond, readable=True))
+            cond = emit.render_cond(pattern.cond, readable=True, binder=self._binder())
+            parts.append(cond)
         if guard is not None:
             if pattern.bindings:
                 binder = self._binder()

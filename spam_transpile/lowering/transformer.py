@@ -320,6 +320,86 @@ class MatchLowering(cst.CSTTransformer):
         return out, footer
 
 
+def spread_lines(text: str, lines: int, indent: str) -> str:
+    """``text`` over at most ``lines`` lines, broken before ``and``/``or``
+    inside parentheses it is wrapped in (never inside a string)."""
+    breaks = _break_points(text)
+    if not breaks:
+        return text
+    target = len(text) / lines
+    chosen: List[int] = []
+    start = 0
+    for position in breaks:
+        if len(chosen) == lines - 1:
+            break
+        if position - start >= target:
+            chosen.append(position)
+            start = position
+    if not chosen:
+        return text
+    pieces = []
+    previous = 0
+    for position in chosen:
+        pieces.append(text[previous:position])
+        previous = position + 1  # the space before the operator
+    pieces.append(text[previous:])
+    return "(" + ("\n" + indent).join(pieces) + ")"
+
+
+def _break_points(text: str) -> List[int]:
+    """Offsets of the spaces before top-level-ish ``and``/``or`` operators."""
+    points = []
+    depth = 0
+    quote = ""
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == " " and depth <= 3 and text.startswith((" and ", " or "), i):
+            points.append(i)
+        i += 1
+    return points
+
+
+def stable_tuple(
+    owner: "MatchLowering", scope: Scope, original: cst.Match, subject: cst.CSTNode
+) -> Optional[List[str]]:
+    """The names of a ``match a, b:`` subject that are all stable locals."""
+    if scope.kind != FUNCTION or not isinstance(subject, cst.Tuple):
+        return None
+    names = []
+    for element in subject.elements:
+        value = element.value
+        if not isinstance(element, cst.Element) or not isinstance(value, cst.Name):
+            return None
+        if value.lpar:
+            return None
+        names.append(value.value)
+    stable = scope.stable_names(":=" in owner.source)
+    rebound = names_rebound_by(original, owner.source)
+    if not names or any(n not in stable or n in rebound for n in names):
+        return None
+    return names
+
+
+def tuple_subject(names: List[str]) -> Subject:
+    text = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    info = Subject(text, "sequence", len(names))
+    info.elements = list(names)
+    return info
+
+
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
@@ -349,6 +429,11 @@ class MatchEmitter:
             and subject.value not in names_rebound_by(self.original, self.owner.source)
         ):
             return subject.value
+        names = stable_tuple(self.owner, self.scope, self.original, subject)
+        if names is not None:
+            # ``match a, b:`` over local names: no tuple, no checks.
+            self.subject_info = tuple_subject(names)
+            return self.subject_info.text
         self.subject_temp = self.names.temp("subject")
         if isinstance(subject, cst.Tuple) and not any(
             isinstance(e, cst.StarredElement) for e in subject.elements
@@ -483,6 +568,12 @@ class MatchEmitter:
         test = self._with_guard_and_cleanup(test_text, case.guard, last)
         header_lines = self._newlines(self._case_header(case))
         test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
+        if header_lines and not test_lines and isinstance(test, cst.Name):
+            # A pattern written over several lines: so is its test.
+            indent = (self.node.indent or self.owner.module.default_indent) * 2
+            spread = spread_lines(test.value, header_lines + 1, indent)
+            test = RawExpression(spread)
+            test_lines = self._newlines(spread)
         padding = max(0, header_lines - test_lines)
         return cst.If(
             test=test,
