@@ -39,10 +39,13 @@ from click.core import ParameterSource
 from spam_transpile import __version__
 from spam_transpile.files.cache import Cache
 from spam_transpile.files.config import (
+    NO_PROJECT,
     ConfigError,
+    Project,
     find_project_root,
     find_pyproject,
-    read_config,
+    load_project,
+    resolve_target,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.files.discover import (
@@ -59,7 +62,7 @@ from spam_transpile.files.discover import (
 from spam_transpile.prescan import may_contain_match
 from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
-from spam_transpile.files.statcache import COPIED, TRANSPILED, UNCHANGED, StatCache
+from spam_transpile.files.statcache import COPIED, PLAIN, TRANSPILED, StatCache
 from spam_transpile.files.testhooks import checkpoint
 from spam_transpile.files.write import (
     LAYOUTS,
@@ -335,10 +338,15 @@ class Runner:
         ):
             self._deliver(loaded, text, 0)
             return None
-        cached = self._cached(loaded.raw)
-        if cached is not None and cached.startswith(_ERROR_MARK):
-            self._fail(task, _cached_error(cached, task.name))
+        entry = self.cache.lookup(loaded.raw) if self.cache is not None else None
+        if entry is not None and entry.error is not None:
+            message, line, column = entry.error
+            error = TranspileError(
+                message, filename=task.name, lineno=line, offset=column
+            )
+            self._fail(task, error.format())
             return None
+        cached = entry.output if entry is not None else None
         if cached is not None:
             loaded.warnings = self._cached_warnings(loaded.raw)
             self._report_warnings(loaded.warnings, task.name)
@@ -363,11 +371,13 @@ class Runner:
             # They come from the source, which is as it was: say them again.
             self._report_warnings(hit.warnings, task.name)
         if hit.outcome == COPIED:
-            self.reporter.copied(task.name)
-        elif hit.outcome == TRANSPILED:
-            self.reporter.transpiled(task.name, hit.matches)
+            self.reporter.copied(task.name, written=False, cached=True)
+        elif hit.outcome == PLAIN:
+            self.reporter.without_match(task.name, cached=True)
+        elif self.options.action == CHECK:
+            self.reporter.transpiled(task.name, hit.matches, cached=True)
         else:
-            self.reporter.unchanged(task.name)
+            self.reporter.unchanged(task.name, cached=True)  # its output is there
         return True
 
     def _output_of(self, task: Task) -> Optional[str]:
@@ -391,15 +401,6 @@ class Runner:
         for message, line, column in warnings:
             self.reporter.warning(f"{path}:{line}:{column}: warning: {message}")
 
-    def _cached(self, raw: bytes) -> Optional[str]:
-        if self.cache is None:
-            return None
-        hit = self.cache.get(raw)
-        try:
-            return hit.decode("utf-8") if hit is not None else None
-        except UnicodeDecodeError:
-            return None  # a damaged entry: transpile again
-
     # -- phase 2: results --------------------------------------------------
 
     def _conclude(
@@ -412,14 +413,13 @@ class Runner:
         ):
             if self.cache is not None and outcome.cacheable_error is not None:
                 # Remember what is wrong, so a rerun does not parse it again.
-                entry = _ERROR_MARK + json.dumps(outcome.cacheable_error)
-                self.cache.put(loaded.raw, entry.encode("utf-8"))
+                self.cache.put_error(loaded.raw, *outcome.cacheable_error)
             self._fail(
                 loaded.task, outcome.error or f"{job.filename}:1:1: error: no output"
             )
             return
         if self.cache is not None and job.cached is None:
-            self.cache.put(loaded.raw, outcome.keep_lines.encode("utf-8"))
+            self.cache.put_output(loaded.raw, outcome.keep_lines)
             # Warnings come from parsing, which a cache hit skips: keep them too.
             self.cache.put(
                 loaded.raw + _WARNINGS_KEY, json.dumps(outcome.warnings).encode()
@@ -436,7 +436,7 @@ class Runner:
         changed = output != loaded.source.text
         data = encode_output(output, loaded.source.encoding) if changed else loaded.raw
         try:
-            self._emit(task, loaded, output, data, changed)
+            wrote = self._emit(task, loaded, output, data, changed)
         except ChangedDuringRun as exc:
             self._fail(task, f"{task.name}: error: {exc}")
             return
@@ -448,7 +448,9 @@ class Runner:
             self._fail(task, exc.format())
             return
         self._remember(loaded, changed, matches)
-        if changed:
+        if not changed:
+            self.reporter.without_match(task.name)
+        elif wrote:
             self.reporter.transpiled(task.name, matches)
         else:
             self.reporter.unchanged(task.name)
@@ -466,7 +468,7 @@ class Runner:
                 task.absolute,
                 rewritten,
                 destination=None,
-                outcome=UNCHANGED,
+                outcome=PLAIN,
                 written=True,
             )
             return
@@ -474,14 +476,15 @@ class Runner:
             task.absolute,
             loaded.info,
             destination=self._output_of(task),
-            outcome=TRANSPILED if changed else UNCHANGED,
+            outcome=TRANSPILED if changed else PLAIN,
             matches=matches,
             warnings=loaded.warnings,
         )
 
     def _emit(
         self, task: Task, loaded: _Loaded, output: str, data: bytes, changed: bool
-    ) -> None:
+    ) -> bool:
+        """Print, write or show one result; False when OUT already held it."""
         action = self.options.action
         mode = loaded.source.mode
         if action == PRINT:
@@ -489,8 +492,9 @@ class Runner:
         elif action == WRITE:
             assert task.destination is not None
             _refuse_overwriting_source(task)
-            if not holds(task.destination, data, mode):
-                write_atomic(task.destination, data, mode, durable=False)
+            if holds(task.destination, data, mode):
+                return False
+            write_atomic(task.destination, data, mode, durable=False)
         elif action == IN_PLACE and changed:
             # Through symbolic links: rewrite the file, keep the link.
             real = Path(os.path.realpath(task.source))
@@ -507,6 +511,7 @@ class Runner:
             )
         if self.options.diff and changed:
             _write_stdout(unified_diff(loaded.source.text, output, task.name).encode())
+        return True
 
     def _copy_verbatim(self, task: Task, info: Optional[os.stat_result]) -> None:
         assert task.destination is not None
@@ -515,7 +520,8 @@ class Runner:
             if info is None:
                 info = _stat_source(task)
             mode = info.st_mode & 0o7777
-            if not same_file_copy(task.source, task.destination, mode):
+            written = not same_file_copy(task.source, task.destination, mode)
+            if written:
                 copy_atomic(task.source, task.destination, mode)
         except TranspileError as exc:
             self._fail(task, exc.format())
@@ -530,24 +536,11 @@ class Runner:
             self.stat_cache.record(
                 task.absolute, info, destination=task.output, outcome=COPIED
             )
-        self.reporter.copied(task.name)
+        self.reporter.copied(task.name, written=written)
 
 
-# Cached errors start with a NUL, which no transpiled source can contain
-# (sources with NUL bytes are refused before they are transpiled).
-_ERROR_MARK = "\0error\0"
 # The cache entry holding a source's warnings is keyed by the source plus this.
 _WARNINGS_KEY = b"\0warnings"
-
-
-def _cached_error(entry: str, filename: str) -> str:
-    try:
-        message, line, column = json.loads(entry[len(_ERROR_MARK) :])
-    except (ValueError, TypeError):
-        return f"{filename}:1:1: error: damaged cache entry; rerun with --no-cache"
-    return TranspileError(
-        message, filename=filename, lineno=line, offset=column
-    ).format()
 
 
 def _load(task: Task, info: Optional[os.stat_result], *, from_stdin: bool) -> _Loaded:
@@ -613,6 +606,7 @@ CONFIGURABLE = (
     "exclude",
     "extend_exclude",
     "force_exclude",
+    "gitignore",
     "jobs",
     "quiet",
     "verbose",
@@ -639,16 +633,16 @@ CONFIGURABLE = (
 @click.option(
     "--target",
     type=click.Choice(sorted(SUPPORTED_TARGETS)),
-    default="3.9",
-    show_default=True,
-    help="Oldest Python version the output must run on.",
+    help="Oldest Python version the output must run on [default: target in "
+    "[tool.spam-transpile], else the oldest that [project] requires-python "
+    "allows, else 3.9].",
 )
 @click.option(
     "--layout",
     type=click.Choice(LAYOUTS),
     help="keep-lines: every line keeps its number (default, except with "
-    "--in-place); readable: generated code laid out for people (default "
-    "with --in-place).",
+    "--in-place and --diff); readable: generated code laid out for people "
+    "(default with --in-place, and with --diff, which previews --in-place).",
 )
 @click.option(
     "--include",
@@ -677,6 +671,12 @@ CONFIGURABLE = (
     multiple=True,
     metavar="GLOB",
     help="Glob to skip even for files named on the command line (repeatable).",
+)
+@click.option(
+    "--gitignore/--no-gitignore",
+    default=True,
+    show_default=True,
+    help="Skip what the project root's .gitignore ignores, in folders given.",
 )
 @click.option(
     "-j",
@@ -716,10 +716,11 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
     # changed well before this moment.
     started_ns = time.time_ns()
     try:
-        config_path = _apply_config(ctx, paths, options)
+        project = _apply_config(ctx, paths, options)
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(exc.format(), err=True)
         sys.exit(EXIT_ERROR)
+    config_path = project.path
     run_options = _run_options(paths, options)
     reporter = Reporter(
         sys.stderr,
@@ -735,7 +736,7 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
     reporter.show_summary = not (one_file and run_options.action in (PRINT, WRITE))
     cache = Cache(f"target={run_options.target}") if options["cache"] else None
     stat_cache = _stat_cache(options, run_options, plan, started_ns)
-    _describe_settings(reporter, config_path, cache, stat_cache, run_options)
+    _describe_settings(reporter, project, options, cache, stat_cache, run_options)
     try:
         Runner(run_options, reporter, cache, stat_cache).run(
             plan, options["stdin_filename"] or "<stdin>"
@@ -752,33 +753,47 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
 
 def _apply_config(
     ctx: click.Context, paths: Sequence[str], options: Dict[str, Any]
-) -> Optional[Path]:
-    """Fill options not given on the command line from the configuration file."""
+) -> Project:
+    """Fill options not given on the command line from the configuration file.
+
+    The target is resolved as for every entry point: the command line, else
+    the file's ``target``, else the oldest Python ``requires-python`` allows.
+    """
     config_path = options["config"]
     if config_path is None:
         anchors = [
             (options["stdin_filename"] or STDIN) if p == STDIN else p for p in paths
         ]
         config_path = find_pyproject(anchors)
-    if config_path is None:
-        return None
-    settings = read_config(config_path)
+    project = load_project(config_path) if config_path is not None else NO_PROJECT
     params = {param.name: param for param in ctx.command.params}
-    for name, value in settings.items():
+    for name, value in project.settings.items():
+        if name == "target":
+            continue  # resolved below, with requires-python
         if name not in CONFIGURABLE:
-            raise ConfigError(f"{config_path}: option {name!r} cannot be set in a file")
-        if ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None):
+            raise project.error(f"option {name!r} cannot be set in a file", name)
+        if _given(ctx, name):
             continue  # the command line wins
-        param = params[name]
-        if param.multiple and isinstance(value, str):
-            value = [value]
-        try:
-            options[name] = param.type_cast_value(ctx, value)
-        except click.BadParameter as exc:
-            raise ConfigError(
-                f"{config_path}: option {name!r}: {exc.message}"
-            ) from None
-    return config_path
+        options[name] = _cast(ctx, params[name], project, name, value)
+    explicit = options["target"] if _given(ctx, "target") else None
+    target = resolve_target(project, explicit=explicit, explicit_from="--target")
+    options["target"], options["target_reason"] = target
+    return project
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)
+
+
+def _cast(
+    ctx: click.Context, param: click.Parameter, project: Project, name: str, value: Any
+) -> Any:
+    if param.multiple and isinstance(value, str):
+        value = [value]
+    try:
+        return param.type_cast_value(ctx, value)
+    except click.BadParameter as exc:
+        raise project.error(f"option {name!r}: {exc.message}", name) from None
 
 
 def _run_options(paths: Sequence[str], options: Dict[str, Any]) -> RunOptions:
@@ -805,7 +820,9 @@ def _run_options(paths: Sequence[str], options: Dict[str, Any]) -> RunOptions:
             raise click.UsageError(
                 "several files or a folder: choose -o OUT, --in-place, --check or --diff"
             )
-    layout = options["layout"] or ("readable" if action == IN_PLACE else "keep-lines")
+    # --diff previews what --in-place would write, as black's --diff does.
+    previews = action == IN_PLACE or (action == CHECK and options["diff"])
+    layout = options["layout"] or ("readable" if previews else "keep-lines")
     return RunOptions(
         action=action,
         diff=options["diff"],
@@ -838,6 +855,7 @@ def _plan(
         exclude=tuple(options["exclude"]),
         extend_exclude=tuple(options["extend_exclude"]),
         force_exclude=tuple(options["force_exclude"]),
+        gitignore=_gitignore(root) if options["gitignore"] else (),
     )
     try:
         return make_plan(
@@ -872,16 +890,25 @@ def _stat_cache(
     return stat_cache
 
 
+def _gitignore(root: Path) -> Tuple[str, ...]:
+    """The patterns of the project root's ``.gitignore`` (none if unreadable)."""
+    try:
+        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    return tuple(text.splitlines())
+
+
 def _describe_settings(
     reporter: Reporter,
-    config_path: Optional[Path],
+    project: Project,
+    given: Dict[str, Any],
     cache: Optional[Cache],
     stat_cache: Optional[StatCache],
     options: RunOptions,
 ) -> None:
-    reporter.note(
-        f"configuration: {config_path or 'none (no [tool.spam-transpile] found)'}"
-    )
+    reporter.note(f"configuration: {project.describe()}")
+    reporter.note(f"target {options.target} from {given['target_reason']}")
     reporter.note(f"cache: {cache.directory if cache else 'off'}")
     reporter.note(f"stat cache: {stat_cache.path if stat_cache else 'off'}")
     reporter.note(

@@ -6,13 +6,16 @@
 Works like ``python SCRIPT`` / ``python -m MODULE``: ``sys.argv``,
 ``__name__ == "__main__"`` and ``sys.path[0]`` (the script's folder, or the
 current folder for ``-m``) are set the same way, and the script itself is
-lowered too. Without ``--path``/``--package``, modules found in that
-``sys.path[0]`` folder (at any depth, installed packages below it excepted)
-are lowered.
+lowered too. Without ``--path``/``--package``, every module outside the
+standard library and installed locations (site-packages, virtual
+environments) is lowered, so folders on ``PYTHONPATH`` work as they are.
+A traceback shows the program's frames only, as ``python SCRIPT`` would.
 
 Options (before SCRIPT or -m):
-  --target VERSION   oldest Python the lowered code must run on (default 3.9)
-  --path DIR         lower modules below DIR (repeatable)
+  --target VERSION   oldest Python the lowered code must run on (default:
+                     [tool.spam-transpile] target of the nearest pyproject.toml,
+                     else the oldest its requires-python allows, else 3.9)
+  --path DIR         lower only modules below DIR (repeatable)
   --package NAME     lower the top-level package NAME wherever found (repeatable)
   --no-cache         neither read nor write the caches
   -h, --help         show this text
@@ -28,9 +31,15 @@ import sys
 import traceback
 import types
 from dataclasses import dataclass, field
-from typing import List, NoReturn, Optional, Sequence, Tuple
+from typing import Callable, List, NoReturn, Optional, Sequence, Tuple
 
 from spam_transpile.errors import TranspileError
+from spam_transpile.files.config import (
+    ConfigError,
+    find_pyproject,
+    load_project,
+    resolve_target,
+)
 from spam_transpile.integrations.import_hook import (
     TranspilingFinder,
     install_import_hook,
@@ -47,7 +56,8 @@ USAGE = (
 
 @dataclass
 class Invocation:
-    target: str = "3.9"
+    #: None: from the project's configuration
+    target: Optional[str] = None
     paths: List[str] = field(default_factory=list)
     packages: List[str] = field(default_factory=list)
     cache: bool = True
@@ -130,9 +140,54 @@ def _set_path0(entry: str) -> None:
         sys.path.insert(0, entry)
 
 
-def _hook(inv: Invocation, default_path: str) -> TranspilingFinder:
-    paths = inv.paths or ([] if inv.packages else [default_path])
-    return install_import_hook(paths, inv.packages, target=inv.target, cache=inv.cache)
+def _hook(inv: Invocation, folder: str) -> TranspilingFinder:
+    """The import hook, with the target configured for the project at ``folder``."""
+    try:
+        project = load_project(find_pyproject([folder]))
+        target = resolve_target(project, explicit=inv.target).version
+    except ConfigError as exc:
+        print(exc.format(), file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    return install_import_hook(inv.paths, inv.packages, target=target, cache=inv.cache)
+
+
+def _run_user_code(run: Callable[[], object], first_user_file: Optional[str]) -> None:
+    """Run the program; an uncaught exception is shown without this tool's frames."""
+    try:
+        run()
+    except SystemExit:
+        raise
+    except BaseException as exc:
+        tb = _without_tool_frames(exc.__traceback__, first_user_file)
+        # The default hook prints the exception's own __traceback__.
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+        sys.exit(130 if isinstance(exc, KeyboardInterrupt) else 1)
+
+
+_TOOL_FILES = (os.path.dirname(os.path.abspath(__file__)), runpy.__file__)
+
+
+def _without_tool_frames(
+    tb: Optional[types.TracebackType], first_user_file: Optional[str]
+) -> Optional[types.TracebackType]:
+    # `python SCRIPT` shows the script's frames only; drop the leading ones
+    # of this package, runpy and importlib (frozen since 3.11).
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if first_user_file is not None and filename == first_user_file:
+            break
+        if not _is_tool_file(filename):
+            break
+        tb = tb.tb_next
+    return tb
+
+
+def _is_tool_file(filename: str) -> bool:
+    return (
+        filename.startswith(_TOOL_FILES)
+        or filename.startswith("<frozen ")
+        or "importlib/_bootstrap" in filename.replace(os.sep, "/")
+    )
 
 
 def run_script(inv: Invocation) -> None:
@@ -170,7 +225,7 @@ def run_script(inv: Invocation) -> None:
         __builtins__=builtins,
     )
     sys.modules["__main__"] = main
-    exec(code, main.__dict__)
+    _run_user_code(lambda: exec(code, main.__dict__), path)
 
 
 def run_module(inv: Invocation) -> None:
@@ -189,13 +244,16 @@ def run_module(inv: Invocation) -> None:
         _fail(f"No module named {name}")
     # runpy sets sys.argv[0] to the module's file, as `python -m` does.
     sys.argv = ["-m", *inv.args]
-    runpy.run_module(name, run_name="__main__", alter_sys=True)
+    _run_user_code(
+        lambda: runpy.run_module(name, run_name="__main__", alter_sys=True), None
+    )
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     try:
         inv = parse_args(sys.argv[1:] if argv is None else argv)
-        parse_target(inv.target, filename="--target")
+        if inv.target is not None:
+            parse_target(inv.target, filename="--target")
     except UsageError as exc:
         _usage_error(str(exc))
     except TranspileError as exc:

@@ -29,11 +29,7 @@ from spam_transpile import cli as cli_module
 from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
 from spam_transpile.files.config import ConfigError, find_pyproject, read_config
-from spam_transpile.files.discover import (
-    Filters,
-    could_hold_match_statement,
-    glob_to_regex,
-)
+from spam_transpile.files.discover import Filters, could_hold_match_statement
 from spam_transpile.files.report import (
     Counters,
     ProgressBar,
@@ -217,7 +213,7 @@ def test_golden_tree_summary_counts(tmp_path: Path) -> None:
     assert result.exit_code == 0
     summary = result.stderr.strip().splitlines()[-1]
     assert summary.startswith(
-        "3 files transpiled, 2 unchanged, 3 other files copied, 0 failed; "
+        "3 files transpiled, 2 without match statements, 3 other files copied, 0 failed; "
         "4 match statements lowered in "
     )
     assert summary.endswith(" s")
@@ -334,7 +330,7 @@ def test_in_place_rewrites_only_files_with_match_statements(tmp_path: Path) -> N
     assert (tmp_path / "a.py").read_text("utf-8") == transpile(MATCHING)
     assert (tmp_path / "a.py").stat().st_mode & 0o777 == 0o755
     assert (tmp_path / "b.py").stat().st_ino == plain_inode  # not even rewritten
-    assert "1 file transpiled, 1 unchanged, 0 failed" in result.stderr
+    assert "1 file transpiled, 1 without match statements, 0 failed" in result.stderr
 
 
 def test_in_place_defaults_to_the_readable_layout(tmp_path: Path) -> None:
@@ -371,14 +367,20 @@ def test_check_lists_files_and_writes_nothing(tmp_path: Path) -> None:
     assert "c.py" not in result.stderr
     assert result.stdout == ""
     assert snapshot(tmp_path) == before
-    assert "2 files would be transpiled, 1 unchanged, 0 failed" in result.stderr
+    assert (
+        "2 files would be transpiled, 1 without match statements, 0 failed"
+        in result.stderr
+    )
 
 
 def test_check_passes_on_a_tree_without_match_statements(tmp_path: Path) -> None:
     make_tree(tmp_path, {"c.py": PLAIN, "d.py": "x = 1\n"})
     result = invoke([str(tmp_path), "--check"])
     assert result.exit_code == 0
-    assert "0 files would be transpiled, 2 unchanged, 0 failed" in result.stderr
+    assert (
+        "0 files would be transpiled, 2 without match statements, 0 failed"
+        in result.stderr
+    )
 
 
 def test_diff_prints_a_unified_diff_and_exits_0(tmp_path: Path) -> None:
@@ -544,20 +546,21 @@ def test_named_files_are_taken_unless_force_excluded(tmp_path: Path) -> None:
     assert invoke([str(named), "--check", "--force-exclude", "build"]).exit_code == 0
 
 
-def test_glob_translation() -> None:
-    assert glob_to_regex("*.py").match("a.py")
-    assert not glob_to_regex("*.py").match("a/b.py")
-    assert glob_to_regex("**/gen/*.py").match("gen/x.py")
-    assert glob_to_regex("**/gen/*.py").match("a/b/gen/x.py")
-    assert glob_to_regex("src/**").match("src")
-    assert glob_to_regex("src/**").match("src/a/b.py")
-    assert glob_to_regex("[!a]?.py").match("bc.py")
-    assert not glob_to_regex("[!a]?.py").match("ac.py")
+def test_globs_follow_gitignore_rules() -> None:
+    def excluded(pattern: str, path: str) -> bool:
+        return Filters(root=Path("/p"), exclude=(pattern,)).excluded(path)
+
+    assert excluded("*.py", "a.py") and excluded("*.py", "a/b.py")
+    assert excluded("**/gen/*.py", "gen/x.py")
+    assert excluded("**/gen/*.py", "a/b/gen/x.py")
+    assert excluded("src/**", "src/a/b.py") and not excluded("src/**", "x/src/a")
+    assert excluded("[!a]?.py", "bc.py") and not excluded("[!a]?.py", "ac.py")
+    assert excluded("out/", "out/") and not excluded("out/", "out")
     filters = Filters(root=Path("/p"), exclude=("*.egg-info", "docs/_build/"))
     assert filters.relative(Path("/p/x/y.egg-info")) == "x/y.egg-info"
     assert filters.excluded("x/y.egg-info")
-    assert filters.excluded("docs/_build")
-    assert not filters.excluded("other/docs/_build")
+    assert filters.excluded("docs/_build/")
+    assert not filters.excluded("other/docs/_build/")
 
 
 # --------------------------------------------------------------------------
@@ -629,25 +632,24 @@ def test_pyproject_without_our_table_is_skipped(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "table, message",
+    "table, where, message",
     [
-        ("colour = true\n", "unknown option 'colour'"),
-        ("target = '2.7'\n", "option 'target'"),
-        ("jobs = 'many'\n", "option 'jobs'"),
-        ("target = \n", "invalid TOML"),
+        ("colour = true\n", "3:1", "unknown option 'colour'"),
+        ("target = '2.7'\n", "3:1", "unknown target '2.7'"),
+        ("  jobs = 'many'\n", "3:3", "option 'jobs'"),
+        ("target = \n", "3:10", "invalid TOML"),
     ],
 )
 def test_bad_configuration_is_a_clear_error(
-    tmp_path: Path, table: str, message: str
+    tmp_path: Path, table: str, where: str, message: str
 ) -> None:
-    make_tree(
-        tmp_path, {"pyproject.toml": "[tool.spam-transpile]\n" + table, "a.py": PLAIN}
-    )
+    pyproject = "[tool.spam-transpile]\nquiet = false\n" + table
+    make_tree(tmp_path, {"pyproject.toml": pyproject, "a.py": PLAIN})
     result = invoke([str(tmp_path / "a.py"), "--check"])
     assert result.exit_code == 2
-    assert result.stderr.startswith("error: ")
+    # path:line:col of the offending key, as every other error.
+    assert result.stderr.startswith(f"{tmp_path / 'pyproject.toml'}:{where}: error: ")
     assert message in result.stderr
-    assert str(tmp_path / "pyproject.toml") in result.stderr
     assert_no_traceback(result.stderr)
 
 
@@ -717,7 +719,7 @@ def test_errors_are_reported_per_file_and_the_rest_is_processed(tmp_path: Path) 
     assert (
         result.stderr.strip()
         .splitlines()[-1]
-        .startswith("1 file transpiled, 1 unchanged, 6 failed")
+        .startswith("1 file transpiled, 1 without match statements, 6 failed")
     )
     assert_no_traceback(result.stdout, result.stderr)
 
@@ -980,8 +982,8 @@ def test_workers_give_the_same_tree_as_one_process(tmp_path: Path) -> None:
     assert one.exit_code == 0 and proc.returncode == 0, proc.stderr
     assert snapshot(tmp_path / "one") == snapshot(tmp_path / "many")
     assert (
-        b"8 files transpiled, 3 unchanged, 0 failed; 8 match statements lowered"
-        in proc.stderr
+        b"8 files transpiled, 3 without match statements, 0 failed; "
+        b"8 match statements lowered" in proc.stderr
     )
 
 
@@ -1023,19 +1025,23 @@ def test_verbose_names_every_file_and_the_settings(tmp_path: Path) -> None:
     assert (
         f"transpiled {tmp_path / 'src' / 'a.py'} (1 match statement)" in result.stderr
     )
-    assert f"unchanged {tmp_path / 'src' / 'b.py'}" in result.stderr
+    assert f"no match statement in {tmp_path / 'src' / 'b.py'}" in result.stderr
     assert f"copied {tmp_path / 'src' / 'c.txt'}" in result.stderr
 
 
 def test_summary_line_wording() -> None:
-    counters = Counters(transpiled=2, unchanged=5, copied=1, failed=1, matches=3)
+    counters = Counters(
+        transpiled=2, unchanged=5, without_match=4, copied=1, failed=1, matches=3
+    )
+    counters.cached = {"unchanged": 5, "without_match": 1}
     assert summary_line(counters, 1.234, dry_run=False) == (
-        "2 files transpiled, 5 unchanged, 1 other file copied, 1 failed; "
+        "2 files transpiled, 5 unchanged (cached), 4 without match statements "
+        "(1 cached), 1 other file copied, 1 failed; "
         "3 match statements lowered in 1.23 s"
     )
     one = Counters(transpiled=1, matches=1)
     assert summary_line(one, 0, dry_run=True) == (
-        "1 file would be transpiled, 0 unchanged, 0 failed; 1 match statement to lower in 0.00 s"
+        "1 file would be transpiled, 0 failed; 1 match statement to lower in 0.00 s"
     )
 
 
@@ -1255,6 +1261,11 @@ def _summary(stderr: str) -> str:
     return stderr.strip().splitlines()[-1].rsplit(" in ", 1)[0]
 
 
+def _uncached(summary: str) -> str:
+    """A summary without its "(cached)" notes."""
+    return summary.replace(" (cached)", "")
+
+
 def _stat_files(cache: Path) -> List[Path]:
     return sorted(cache.rglob("stat-*.json"))
 
@@ -1282,13 +1293,15 @@ def test_stat_cache_rerun_into_the_same_output_opens_no_file(
         reads.forbidden = False
         assert again.exit_code == 0, again.stderr
         # Same counts, same warnings, same files, nothing opened.
-        assert (
-            _summary(again.stderr)
-            == _summary(first.stderr)
-            == (
-                "2 files transpiled, 1 unchanged, 1 other file copied, 0 failed; "
-                "2 match statements lowered"
-            )
+        # A rerun that rewrote nothing says so.
+        assert _summary(first.stderr) == (
+            "2 files transpiled, 1 without match statements, 1 other file copied, "
+            "0 failed; 2 match statements lowered"
+        )
+        assert _summary(again.stderr) == (
+            "0 files transpiled, 2 unchanged (cached), 1 without match statements "
+            "(cached), 1 other file unchanged (cached), 0 failed; "
+            "0 match statements lowered"
         )
         assert again.stderr.splitlines()[:-1] == first.stderr.splitlines()[:-1]
         assert ": warning: unreachable case" in again.stderr
@@ -1306,11 +1319,14 @@ def test_stat_cache_check_and_in_place_reruns_open_no_file(
     again = invoke([str(src), "--check", "-j", "1"])
     assert again.exit_code == 1
     assert again.stderr.splitlines()[:-1] == check.stderr.splitlines()[:-1]
-    assert _summary(again.stderr) == _summary(check.stderr)
+    assert _uncached(_summary(again.stderr)) == _summary(check.stderr)
+    assert "(cached)" in again.stderr
     assert f"would transpile {src / 'a.py'}" in again.stderr
     reads.forbidden = False
     rewrite = invoke([str(src), "--in-place", "-j", "1"])
-    assert _summary(rewrite.stderr).startswith("1 file transpiled, 1 unchanged")
+    assert _summary(rewrite.stderr).startswith(
+        "1 file transpiled, 1 without match statements"
+    )
     rewritten = (src / "a.py").read_bytes()
     # The rewritten source is remembered as written: the next run opens
     # nothing and counts what a full run counts.
@@ -1319,8 +1335,10 @@ def test_stat_cache_check_and_in_place_reruns_open_no_file(
     assert after.exit_code == 0, after.stderr
     reads.forbidden = False
     full = invoke([str(src), "--in-place", "-j", "1", "--no-cache"])
-    assert _summary(after.stderr) == _summary(full.stderr)
-    assert _summary(full.stderr).startswith("0 files transpiled, 2 unchanged")
+    assert _uncached(_summary(after.stderr)) == _summary(full.stderr)
+    assert _summary(full.stderr).startswith(
+        "0 files transpiled, 2 without match statements"
+    )
     assert (src / "a.py").read_bytes() == rewritten
 
 
@@ -1477,7 +1495,11 @@ def test_stat_cache_damaged_file_is_an_empty_cache(
         reads = Reads(monkeypatch, src)
         again = invoke(args)
         assert again.exit_code == 0, again.stderr
-        assert _summary(again.stderr) == _summary(first.stderr)
+        # Every file read again (nothing "cached"), nothing rewritten.
+        assert _summary(again.stderr) == (
+            "0 files transpiled, 2 unchanged, 1 without match statements, "
+            "1 other file unchanged, 0 failed; 0 match statements lowered"
+        )
         assert snapshot(out) == built
         assert reads.names() == ["a.py", "notes.txt", "plain.py", "talk.py"]
         # ... and written whole again for the next run.

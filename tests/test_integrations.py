@@ -22,6 +22,7 @@ import ast
 import dis
 import importlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -406,8 +407,9 @@ def test_hook_leaves_installed_packages_below_a_path_alone(
 
 
 def test_install_import_hook_validates_its_arguments() -> None:
-    with pytest.raises(ValueError):
-        install_import_hook()
+    everywhere = install_import_hook()  # outside the stdlib and installed code
+    everywhere.uninstall()
+    assert everywhere.everywhere and not everywhere.paths
     with pytest.raises(TranspileError, match="unknown target"):
         install_import_hook(["."], target="3.5")
     finder = install_import_hook(".")  # one path given as a string
@@ -610,15 +612,20 @@ def hatch_dist(work: Path, build_python: Path, wheelhouse: Path) -> Path:
     project = _copy_project(SAMPLE, work / "hatch-project")
     # Default `python -m build`: the sdist, then the wheel built from it.
     proc = _python_build(build_python, project, wheelhouse)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
-    return project / "dist"
+    return _dist_with_log(project, proc)
 
 
 @pytest.fixture(scope="session")
 def setuptools_dist(work: Path, build_python: Path, wheelhouse: Path) -> Path:
     project = _setuptools_project(work / "setuptools-project")
     proc = _python_build(build_python, project, wheelhouse)
+    return _dist_with_log(project, proc)
+
+
+def _dist_with_log(project: Path, proc: subprocess.CompletedProcess) -> Path:
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    # Kept beside dist/ for the tests of what the build says.
+    (project / "build.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     return project / "dist"
 
 
@@ -655,7 +662,7 @@ def test_wheel_metadata_is_the_users(
         data.decode() for name, data in files.items() if name.endswith("/METADATA")
     )
     assert "Name: sample-shapes" in metadata
-    assert "Requires-Python: >=3.9" in metadata
+    assert "Requires-Python: >=3.8" in metadata
     assert "Requires-Dist" not in metadata, "the hook must add no dependency"
     assert not any("spam" in name.lower() for name in files)
 
@@ -669,6 +676,64 @@ def test_sdist_keeps_the_original_sources(
     for module in SAMPLE_MODULES + [NATIVE_MODULE]:
         original = (SAMPLE / "src" / PACKAGE / module).read_bytes()
         assert files[f"src/{PACKAGE}/{module}"] == original, module
+
+
+@pytest.mark.parametrize("dist_fixture", BACKENDS)
+def test_every_backend_says_which_settings_it_used_and_what_it_lowered(
+    dist_fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """[tool.spam-transpile] is read by both; the target follows requires-python."""
+    dist: Path = request.getfixturevalue(dist_fixture)
+    log = (dist.parent / "build.log").read_text("utf-8")
+    # The wheel is built from the unpacked sdist, whose pyproject.toml is read.
+    settings = (
+        r"spam-transpile: settings: \S+/pyproject\.toml \[tool\.spam-transpile\]; "
+        r"target 3\.8 from requires-python '>=3\.8'"
+    )
+    assert re.search(settings, log), log[-3000:]
+    lowered = re.findall(
+        r"spam-transpile: lowered (\d+) of (\d+) modules for Python 3\.8", log
+    )
+    # The wheel step (hatchling builds it from the sdist: same counts).
+    assert lowered and lowered[-1] == ("4", "6"), log[-3000:]
+
+
+BAD_SETTINGS = {
+    # An unknown key in the hatch table: the error points at its line.
+    "hatchling": (
+        "[tool.hatch.build.hooks.spam-transpile]",
+        '[tool.hatch.build.hooks.spam-transpile]\nexlcude = ["x"]',
+        "unknown option 'exlcude'",
+    ),
+    # A target newer than requires-python allows would install and fail there.
+    "setuptools": (
+        "[tool.spam-transpile]",
+        '[tool.spam-transpile]\ntarget = "3.9"',
+        "target 3.9 is newer than Python 3.8",
+    ),
+}
+
+
+@pytest.mark.parametrize("backend", ["hatchling", "setuptools"])
+def test_bad_settings_fail_the_build_at_the_keys_line(
+    backend: str, work: Path, build_python: Path, wheelhouse: Path
+) -> None:
+    dest = work / f"bad-settings-{backend}"
+    if backend == "hatchling":
+        _require_hatch_hook(wheelhouse)
+        project = _copy_project(SAMPLE, dest)
+    else:
+        project = _setuptools_project(dest)
+    header, replacement, message = BAD_SETTINGS[backend]
+    pyproject = project / "pyproject.toml"
+    text = pyproject.read_text("utf-8").replace(header, replacement)
+    pyproject.write_text(text, encoding="utf-8")
+    line = text.splitlines().index(replacement.splitlines()[1]) + 1
+    proc = _python_build(build_python, project, wheelhouse, "--wheel")
+    assert proc.returncode != 0
+    assert f"{pyproject}:{line}:1: error: {message}" in proc.stdout + proc.stderr
+    dist = project / "dist"
+    assert not dist.exists() or not any(dist.iterdir()), list(dist.iterdir())
 
 
 @pytest.mark.parametrize("backend", ["hatchling", "setuptools"])
@@ -794,12 +859,58 @@ def test_sample_tests_pass_on_39_through_the_import_hook(
     pycache = project / "src" / PACKAGE / "__pycache__"
     lowered = sorted(p.name for p in pycache.glob("*.opt-spam*.pyc"))
     assert any(
-        name.startswith("geometry.cpython-39.opt-spam") and name.endswith("t39.pyc")
+        # t38: the target follows the sample's requires-python (>=3.8).
+        name.startswith("geometry.cpython-39.opt-spam") and name.endswith("t38.pyc")
         for name in lowered
     ), lowered
     assert any((work / "run-cache").rglob("*")), "lowered sources are cached"
     # Second run: everything comes from the caches.
     _run_sample_tests(python39_with_spam, project, env, *hook)
+
+
+def test_pythonpath_modules_are_lowered_on_39(
+    python39_with_spam: Path, work: Path
+) -> None:
+    """`cd tests && PYTHONPATH=../src python -m spam_transpile.run -m unittest`."""
+    project = _copy_project(SAMPLE, work / "pythonpath-project")
+    env = _clean_env(
+        PYTHONPATH="../src", SPAM_TRANSPILE_CACHE_DIR=str(work / "pythonpath-cache")
+    )
+    proc = _run(
+        [python39_with_spam, "-m", "spam_transpile.run", "-m", "unittest", "-v"],
+        cwd=project / "tests",
+        env=env,
+    )
+    assert f"Ran {SAMPLE_TEST_COUNT} tests" in proc.stderr
+    assert proc.stderr.rstrip().endswith("OK")
+
+
+def test_skipped_module_names_the_option_that_lowers_it_on_39(
+    python39_with_spam: Path, work: Path
+) -> None:
+    folder = work / "skipped"
+    site = folder / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "vendored_shapes.py").write_text(RUN_HELPER)
+    (folder / "app.py").write_text("import vendored_shapes\n")
+    env = _clean_env(PYTHONPATH=str(site))
+    proc = _run(
+        [python39_with_spam, "-m", "spam_transpile.run", "app.py"],
+        cwd=folder,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "SyntaxError" in proc.stderr
+    assert f"spam_transpile did not lower {site / 'vendored_shapes.py'}" in proc.stderr
+    assert "--package vendored_shapes" in proc.stderr
+    lowered = _run(
+        [python39_with_spam, "-m", "spam_transpile.run"]
+        + ["--package", "vendored_shapes", "app.py"],
+        cwd=folder,
+        env=env,
+    )
+    assert lowered.returncode == 0
 
 
 def test_run_script_on_39(python39_with_spam: Path, work: Path) -> None:

@@ -3,30 +3,51 @@
 An entry is keyed by the SHA-256 of (tool version, options, source bytes), so
 an unchanged file under unchanged options is never transpiled twice, wherever
 it lives. Entries sit in the user cache directory (``$SPAM_TRANSPILE_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/spam-transpile``, else ``~/.cache/spam-transpile``), in a
-folder per tool version, and are written atomically, so concurrent workers
-and interrupted runs never see half an entry.
+else platformdirs' user cache folder: ``$XDG_CACHE_HOME/spam-transpile`` or
+``~/.cache/spam-transpile`` on Linux), in a folder per tool version, and are
+written atomically, so concurrent workers and interrupted runs never see
+half an entry.
+
+Every writer stores, and every reader understands, the same two records
+(:meth:`Cache.put_output`, :meth:`Cache.put_error`, read back together by
+:meth:`Cache.lookup`): the CLI and the import hook share entries, so one
+must never take the other's error record for source code.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional, Tuple
 
 from spam_transpile import __version__
+
+APP_NAME = "spam-transpile"
+
+# Error records start with a NUL, which no transpiled source can contain
+# (sources with NUL bytes are refused before they are transpiled).
+_ERROR_MARK = b"\0error\0"
 
 
 def default_cache_dir() -> Path:
     explicit = os.environ.get("SPAM_TRANSPILE_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".cache"
-    )
-    return Path(base) / "spam-transpile"
+    # Imported here: only runs that really use the default folder pay for it.
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir(APP_NAME, appauthor=False))
+
+
+class Entry(NamedTuple):
+    """A cache record: the lowered text, or the error the source causes."""
+
+    output: Optional[str] = None
+    #: (message, line, column) of the error
+    error: Optional[Tuple[str, int, int]] = None
 
 
 class Cache:
@@ -45,10 +66,31 @@ class Cache:
         return self.directory / name[:2] / name
 
     def get(self, source: bytes) -> Optional[bytes]:
+        """The raw bytes stored under ``source`` (for records of one's own)."""
         try:
             return self._path(source).read_bytes()
         except OSError:
             return None
+
+    def lookup(self, source: bytes) -> Optional[Entry]:
+        """The record for ``source``; None when missing or damaged (redo the work)."""
+        data = self.get(source)
+        if data is None:
+            return None
+        if data.startswith(_ERROR_MARK):
+            return _error_entry(data[len(_ERROR_MARK) :])
+        try:
+            return Entry(output=data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return None
+
+    def put_output(self, source: bytes, output: str) -> None:
+        # UTF-8 whatever the source's encoding: readers compile or re-encode text.
+        self.put(source, output.encode("utf-8"))
+
+    def put_error(self, source: bytes, message: str, line: int, column: int) -> None:
+        record = json.dumps([message, line, column]).encode("utf-8")
+        self.put(source, _ERROR_MARK + record)
 
     def put(self, source: bytes, output: bytes) -> None:
         path = self._path(source)
@@ -61,3 +103,13 @@ class Cache:
         except OSError:
             # A cache that cannot be written is a slower run, not a failure.
             pass
+
+
+def _error_entry(record: bytes) -> Optional[Entry]:
+    try:
+        message, line, column = json.loads(record)
+    except (ValueError, TypeError):
+        return None
+    if not (isinstance(message, str) and type(line) is int and type(column) is int):
+        return None
+    return Entry(error=(message, line, column))

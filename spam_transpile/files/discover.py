@@ -6,9 +6,12 @@ folders, virtual environments and build output, symbolic links followed
 with loop detection); a file is taken as it is. With ``-o OUT`` each task
 also gets its destination, so that a directory is mirrored into OUT.
 
-Globs: a pattern without ``/`` matches a file or folder name at any depth
-(``__pycache__``, ``*.egg-info``); a pattern with ``/`` matches the path
-relative to the project root (``src/generated/**``). ``**`` spans folders.
+Globs follow ``.gitignore`` rules (pathspec, as black uses): a pattern
+without ``/`` matches a file or folder name at any depth (``__pycache__``,
+``*.egg-info``); a pattern with ``/`` matches the path relative to the
+project root (``src/generated/**``); ``**`` spans folders, a trailing ``/``
+means a folder and ``!`` re-includes. The project root's ``.gitignore`` is
+one more list of exclusions for walked folders.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import (
     Tuple,
     Union,
 )
+
+import pathspec
 
 from spam_transpile.files.write import TEMP_SUFFIX, is_temporary_name
 
@@ -120,80 +125,24 @@ class UsageProblem(Exception):
     """The paths and -o together make no sense (output inside the input, ...)."""
 
 
-def glob_to_regex(pattern: str) -> "re.Pattern[str]":
-    """Translate a glob (``*``, ``?``, ``[...]``, ``**``) into a regex on ``/`` paths."""
-    return re.compile(_glob_source(pattern) + r"\Z")
-
-
-def _glob_source(pattern: str) -> str:
-    parts: List[str] = []
-    index = 0
-    while index < len(pattern):
-        rest = pattern[index:]
-        if rest.startswith("**/"):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif rest == "/**":
-            parts.append("(?:/.*)?")
-            index += 3
-        elif rest.startswith("**"):
-            parts.append(".*")
-            index += 2
-        elif rest[0] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif rest[0] == "?":
-            parts.append("[^/]")
-            index += 1
-        elif rest[0] == "[" and "]" in rest[2:]:
-            end = rest.index("]", 2)
-            body = rest[1:end]
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            parts.append("[" + body.replace("\\", "\\\\") + "]")
-            index += end + 1
-        else:
-            parts.append(re.escape(rest[0]))
-            index += 1
-    return "".join(parts)
-
-
 class _GlobSet:
-    """Several globs as (at most) two regexes: one on names, one on paths.
+    """Globs with ``.gitignore`` semantics (pathspec), asked about relative paths.
 
-    The walk asks every entry of the tree, so one regex match per kind of
-    glob instead of one per glob keeps large trees quick to plan.
+    Several pattern lists (the exclusions, the project's ``.gitignore``)
+    stay separate specs, so a ``!pattern`` in one cannot undo another.
+    A folder is asked about as ``path/``, so ``docs/_build/`` matches it.
     """
 
-    def __init__(self, patterns: Sequence[str]) -> None:
-        names: List[str] = []
-        paths: List[str] = []
-        for pattern in patterns:
-            # A trailing slash ("build/") only says "a folder"; a slash
-            # anywhere else anchors the pattern at the project root.
-            text = pattern.strip().rstrip("/")
-            if not text:
-                continue
-            anchored = "/" in text
-            (paths if anchored else names).append(_glob_source(text.lstrip("/")))
-        self.names = _alternatives(names)
-        self.paths = _alternatives(paths)
+    def __init__(self, *pattern_lists: Sequence[str]) -> None:
+        self.specs = [
+            pathspec.GitIgnoreSpec.from_lines(patterns)
+            for patterns in pattern_lists
+            if any(p.strip() for p in patterns)
+        ]
 
     def matches(self, relative: str, name: Optional[str] = None) -> bool:
-        """Whether a glob matches; ``name`` is the last part of ``relative``, if known."""
-        if self.paths is not None and self.paths.match(relative):
-            return True
-        if self.names is None:
-            return False
-        if name is None:
-            name = relative[relative.rfind("/") + 1 :]
-        return self.names.match(name) is not None
-
-
-def _alternatives(sources: List[str]) -> "Optional[re.Pattern[str]]":
-    if not sources:
-        return None
-    return re.compile("(?:" + "|".join(f"(?:{s})" for s in sources) + r")\Z")
+        """Whether a glob matches ``relative`` (``name`` is kept for callers)."""
+        return any(spec.match_file(relative) for spec in self.specs)
 
 
 class Filters:
@@ -209,18 +158,24 @@ class Filters:
         exclude: Tuple[str, ...] = DEFAULT_EXCLUDE,
         extend_exclude: Tuple[str, ...] = (),
         force_exclude: Tuple[str, ...] = (),
+        gitignore: Tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.include = include
         self.exclude = exclude
         self.extend_exclude = extend_exclude
         self.force_exclude = force_exclude
+        #: the lines of the project root's .gitignore (walked folders only)
+        self.gitignore = gitignore
         self._compiled: Dict[Tuple[str, ...], _GlobSet] = {}
 
     def _globs(self, *kinds: str) -> _GlobSet:
         if kinds not in self._compiled:
-            patterns = [p for kind in kinds for p in getattr(self, kind)]
-            self._compiled[kinds] = _GlobSet(patterns)
+            own = [
+                p for kind in kinds if kind != "gitignore" for p in getattr(self, kind)
+            ]
+            lists = [own, self.gitignore] if "gitignore" in kinds else [own]
+            self._compiled[kinds] = _GlobSet(*lists)
         return self._compiled[kinds]
 
     def relative(self, path: Path) -> str:
@@ -233,7 +188,7 @@ class Filters:
     # the walk builds as it goes: cheaper than pathlib for every entry.
 
     def exclusions(self) -> _GlobSet:
-        return self._globs("exclude", "extend_exclude", "force_exclude")
+        return self._globs("exclude", "extend_exclude", "force_exclude", "gitignore")
 
     def inclusions(self) -> _GlobSet:
         return self._globs("include")
@@ -242,12 +197,9 @@ class Filters:
         return self.exclusions().matches(relative)
 
     def force_excluded(self, relative: str) -> bool:
-        # A named path was not reached by walking, so its folders count too:
-        # --force-exclude build skips build/x.py named on the command line.
-        parts = relative.split("/")
-        prefixes = ("/".join(parts[: end + 1]) for end in range(len(parts)))
-        globs = self._globs("force_exclude")
-        return any(globs.matches(prefix) for prefix in prefixes)
+        # gitignore rules: --force-exclude build also skips build/x.py
+        # named on the command line.
+        return self._globs("force_exclude").matches(relative)
 
     def included(self, relative: str) -> bool:
         return self.inclusions().matches(relative)
@@ -324,7 +276,7 @@ def _walk(
     for entry in entries:
         name = entry.name
         child = relative + name
-        if exclude.matches(child, name):
+        if exclude.matches(child + "/" if _is_dir(entry) else child, name):
             continue
         try:
             info = os.stat(entry.path)  # follows symbolic links
@@ -340,6 +292,15 @@ def _walk(
         elif include.matches(child, name):
             problem = "not a regular file (a device, socket or pipe)"
             found.append((shown + name, absolute + name, True, problem, None))
+
+
+def _is_dir(entry: "os.DirEntry[str]") -> bool:
+    # Folder-only globs ("docs/_build/") need to know; a broken link or a
+    # loop is no folder, and is reported when it is stat'ed below.
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _walk_folder(
@@ -406,7 +367,7 @@ def make_plan(
             )
         return Plan(stdin=True, stdin_destination=output)
     plan = Plan()
-    mapping = _destination_mapper(paths, output)
+    mapping = _destination_mapper(paths, output, filters)
     seen: Set[str] = set()
     for raw in paths:
         _expand(Path(raw), filters, mapping, mirror_others, plan, seen)
@@ -493,7 +454,9 @@ class _Mapper:
         return str(self.output / Path(absolute).relative_to(self.base))
 
 
-def _destination_mapper(paths: Sequence[str], output: Optional[Path]) -> _Mapper:
+def _destination_mapper(
+    paths: Sequence[str], output: Optional[Path], filters: Filters
+) -> _Mapper:
     if output is None:
         return _Mapper(None, None, False)
     sources = [Path(p) for p in paths]
@@ -513,7 +476,7 @@ def _destination_mapper(paths: Sequence[str], output: Optional[Path]) -> _Mapper
         raise UsageProblem(
             f"-o {output} is a file; with several paths or a folder, -o names a folder"
         )
-    _refuse_overlap(sources, base, output)
+    _refuse_overlap(sources, base, output, filters)
     return _Mapper(base, output, False)
 
 
@@ -524,7 +487,9 @@ def _refuse_same_file(source: Path, output: Path) -> None:
         )
 
 
-def _refuse_overlap(sources: Sequence[Path], base: Path, output: Path) -> None:
+def _refuse_overlap(
+    sources: Sequence[Path], base: Path, output: Path, filters: Filters
+) -> None:
     real_output = _real(output)
     if real_output == _real(base):
         raise UsageProblem(
@@ -533,13 +498,28 @@ def _refuse_overlap(sources: Sequence[Path], base: Path, output: Path) -> None:
         )
     for source in sources:
         real_source = _real(source)
-        if source.is_dir() and _inside(real_output, real_source):
+        # OUT in an excluded folder (`. -o build`) is never walked as input.
+        walked = not _skipped_by_walk(real_output, real_source, filters)
+        if source.is_dir() and _inside(real_output, real_source) and walked:
             raise UsageProblem(
                 f"output directory {output} is inside the input {source}; "
                 "choose a folder outside it"
             )
         if not source.is_dir() and real_output == real_source:
             raise UsageProblem(f"-o {output} is the input file {source}")
+
+
+def _skipped_by_walk(output: Path, source: Path, filters: Filters) -> bool:
+    """Whether walking ``source`` leaves out ``output`` (an excluded folder on the way)."""
+    if not _inside(output, source) or output == source:
+        return False
+    folder = source
+    for part in output.relative_to(source).parts:
+        folder = folder / part
+        relative = filters.relative(folder)
+        if filters.excluded(relative + "/") or (folder / VENV_MARKER).is_file():
+            return True
+    return False
 
 
 def _real(path: Path) -> Path:

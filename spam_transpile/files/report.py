@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Callable, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional, TextIO
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -33,12 +33,22 @@ class Counters:
         copied: int = 0,
         failed: int = 0,
         matches: int = 0,
+        without_match: int = 0,
+        others_unchanged: int = 0,
     ) -> None:
+        #: files whose lowered output was written (or would be, with --check)
         self.transpiled = transpiled
+        #: files with match statements whose output was already up to date
         self.unchanged = unchanged
+        #: Python files without a match statement (left as they are, or copied)
+        self.without_match = without_match
+        #: other files copied, and other files whose copy was up to date
         self.copied = copied
+        self.others_unchanged = others_unchanged
         self.failed = failed
         self.matches = matches
+        #: how many of each kind above came from the stat cache, unread
+        self.cached: Dict[str, int] = {}
         self.would_change: List[str] = []
 
 
@@ -58,21 +68,46 @@ def count_lowered_matches(source: str, keep_lines_output: str) -> int:
     )
 
 
+def _other_files(count: int) -> str:
+    return f"{count} other {'file' if count == 1 else 'files'}"
+
+
+def _cached_note(counters: Counters, kind: str) -> str:
+    cached, total = counters.cached.get(kind, 0), getattr(counters, kind)
+    if not cached:
+        return ""
+    return " (cached)" if cached == total else f" ({cached} cached)"
+
+
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def summary_line(counters: Counters, seconds: float, *, dry_run: bool) -> str:
-    """One line: files transpiled / unchanged / failed, matches lowered, time."""
+    """One line: what happened to how many files, matches lowered, time.
+
+    Only what happened is said: a file whose output was already up to date
+    is "unchanged", not "transpiled"; one without a match statement is
+    "without match statements"; "(cached)" marks counts the stat cache
+    answered without opening the files.
+    """
     verb = "would be transpiled" if dry_run else "transpiled"
-    parts = [
-        f"{_plural(counters.transpiled, 'file')} {verb}",
-        f"{counters.unchanged} unchanged",
+    kinds = [
+        ("transpiled", f"{_plural(counters.transpiled, 'file')} {verb}", True),
+        ("unchanged", f"{counters.unchanged} unchanged", False),
+        ("without_match", f"{counters.without_match} without match statements", False),
+        ("copied", f"{_other_files(counters.copied)} copied", False),
+        (
+            "others_unchanged",
+            f"{_other_files(counters.others_unchanged)} unchanged",
+            False,
+        ),
     ]
-    if counters.copied:
-        parts.append(
-            f"{counters.copied} other {'file' if counters.copied == 1 else 'files'} copied"
-        )
+    parts = [
+        text + _cached_note(counters, kind)
+        for kind, text, always in kinds
+        if always or getattr(counters, kind)
+    ]
     parts.append(f"{counters.failed} failed")
     lowered = "to lower" if dry_run else "lowered"
     return (
@@ -86,6 +121,11 @@ class ProgressBar:
 
     It appears only after half a second, so short runs print nothing, and
     never when the stream is not a terminal (pipes, CI logs, pre-commit).
+
+    Not ``click.progressbar``, which cannot serve here: it draws at once
+    (no delay for short runs), prints its label even when the stream is not
+    a terminal, and has no way to clear itself for the error and warning
+    lines printed between two updates, which would then be drawn over.
     """
 
     WIDTH = 30
@@ -184,8 +224,13 @@ class Reporter:
 
     # -- outcomes ---------------------------------------------------------
 
-    def transpiled(self, path: str, matches: int) -> None:
-        self.counters.transpiled += 1
+    def _count(self, kind: str, cached: bool) -> None:
+        setattr(self.counters, kind, getattr(self.counters, kind) + 1)
+        if cached:
+            self.counters.cached[kind] = self.counters.cached.get(kind, 0) + 1
+
+    def transpiled(self, path: str, matches: int, *, cached: bool = False) -> None:
+        self._count("transpiled", cached)
         self.counters.matches += matches
         if self.check:
             self.counters.would_change.append(path)
@@ -195,14 +240,20 @@ class Reporter:
             self.note(f"transpiled {path} ({_plural(matches, 'match statement')})")
         self._advance()
 
-    def unchanged(self, path: str) -> None:
-        self.counters.unchanged += 1
+    def unchanged(self, path: str, *, cached: bool = False) -> None:
+        """A file with match statements whose output was already up to date."""
+        self._count("unchanged", cached)
         self.note(f"unchanged {path}")
         self._advance()
 
-    def copied(self, path: str) -> None:
-        self.counters.copied += 1
-        self.note(f"copied {path}")
+    def without_match(self, path: str, *, cached: bool = False) -> None:
+        self._count("without_match", cached)
+        self.note(f"no match statement in {path}")
+        self._advance()
+
+    def copied(self, path: str, *, written: bool = True, cached: bool = False) -> None:
+        self._count("copied" if written else "others_unchanged", cached)
+        self.note(f"copied {path}" if written else f"unchanged copy of {path}")
         self._advance()
 
     def failed(self, formatted_error: str) -> None:

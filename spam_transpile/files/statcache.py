@@ -4,8 +4,8 @@ The content cache (:mod:`spam_transpile.files.cache`) saves the transpiler, but 
 rerun still reads, hashes and scans every source and compares every output.
 Like black's cache, this one remembers per source (by absolute path) the
 stat it had when it was read and, with ``-o``, the output's stat as written,
-with what the run reported (transpiled with N match statements, unchanged,
-copied) and the warnings. When both stats are unchanged, the rerun counts
+with what the file is (transpiled with N match statements, plain Python
+without any, copied) and the warnings. When both stats are unchanged, the rerun counts
 the file as before without reading either.
 
 A stat is a fingerprint of (mtime_ns, ctime_ns, size, inode, mode): any
@@ -44,12 +44,15 @@ from spam_transpile import __version__
 from spam_transpile.files.cache import default_cache_dir
 
 #: bump when the file's layout changes; other layouts read as empty
-FORMAT = 1
+#: (2: "plain" for Python files without a match statement)
+FORMAT = 2
 #: a source changed less than this before the run began is not remembered
 RACY_MARGIN_NS = 2_000_000_000
 
-TRANSPILED, UNCHANGED, COPIED = "transpiled", "unchanged", "copied"
-OUTCOMES = (TRANSPILED, UNCHANGED, COPIED)
+# What a file is, not what the run did to it: a rerun decides what to call it
+# (a transpiled file whose output is still there is "unchanged").
+TRANSPILED, PLAIN, COPIED = "transpiled", "plain", "copied"
+OUTCOMES = (TRANSPILED, PLAIN, COPIED)
 
 #: (message, line, column) of an unreachable-case warning
 CaseWarning = Tuple[str, int, int]

@@ -1,9 +1,12 @@
 """hatchling build hook ``spam-transpile``: wheels whose modules run on older Pythons.
 
 Enabled by a ``[tool.hatch.build.hooks.spam-transpile]`` table in the
-project's pyproject.toml (options ``target``, ``include``, ``exclude``) and
-``spam-transpile`` in ``[build-system] requires``. hatchling finds the hook
-through the ``hatch`` entry point group.
+project's pyproject.toml and ``spam-transpile`` in ``[build-system]
+requires``; hatchling finds the hook through the ``hatch`` entry point group.
+Settings come from ``[tool.spam-transpile]``, as for every other entry point
+(the target defaults to the oldest Python ``requires-python`` allows); keys
+``target``, ``include``, ``exclude`` in the hatch table override it for
+hatch builds. The build log says which file and tables were used.
 
 - wheel: every selected module that contains a match statement is lowered
   into a temporary folder and force-included at the original's place in the
@@ -21,23 +24,23 @@ import atexit
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
-from spam_transpile.errors import TranspileError
+from spam_transpile.files.config import HATCH_TABLE, load_project
 from spam_transpile.integrations import (
-    DEFAULT_TARGET,
     BuildError,
     FileSelector,
-    as_list,
-    check_target,
+    build_settings,
     lower_file_bytes,
+    summary,
 )
 
 PLUGIN_NAME = "spam-transpile"
-CONFIG_TABLE = f"tool.hatch.build.hooks.{PLUGIN_NAME}"
+CONFIG_TABLE = HATCH_TABLE
 OPTIONS = {"target", "include", "exclude"}
 # Keys hatchling itself reads from every build hook's table.
 HATCHLING_HOOK_OPTIONS = {
@@ -74,26 +77,23 @@ class SpamTranspileBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         self._remove_work_dir()
 
     def _options(self) -> Tuple[str, FileSelector]:
-        where = f"pyproject.toml [{CONFIG_TABLE}]"
+        root = Path(self.root)
         unknown = sorted(set(self.config) - OPTIONS - HATCHLING_HOOK_OPTIONS)
         if unknown:
             # A misspelt "exclude" would otherwise lower files silently.
+            project = load_project(root / "pyproject.toml")
             raise BuildError(
-                TranspileError(
-                    f"unknown option(s) in [{CONFIG_TABLE}]: {', '.join(unknown)} "
+                project.error(
+                    f"unknown option {unknown[0]!r} in [{CONFIG_TABLE}] "
                     f"(known: {', '.join(sorted(OPTIONS))})",
-                    filename="pyproject.toml",
+                    unknown[0],
+                    CONFIG_TABLE,
                 )
             )
-        target = check_target(
-            str(self.config.get("target", DEFAULT_TARGET)), where=where
-        )
-        include = self.config.get("include")
-        selector = FileSelector(
-            None if include is None else as_list(include, option="include"),
-            as_list(self.config.get("exclude"), option="exclude"),
-        )
-        return target, selector
+        table = {k: v for k, v in self.config.items() if k in OPTIONS}
+        settings = build_settings(root, override=table, override_table=CONFIG_TABLE)
+        self.app.display_info(f"{PLUGIN_NAME}: {settings.origin}")
+        return settings.target, settings.selector
 
     def _selected_files(self, selector: FileSelector) -> Iterator[Tuple[str, str]]:
         """(absolute path, project-relative path) of each file to lower."""
@@ -130,9 +130,7 @@ class SpamTranspileBuildHook(BuildHookInterface):  # type: ignore[type-arg]
         except BaseException:
             self._remove_work_dir()
             raise
-        self.app.display_info(
-            f"{PLUGIN_NAME}: lowered {lowered} of {checked} modules for Python {target}"
-        )
+        self.app.display_info(summary(lowered, checked, target))
 
     def _remove_work_dir(self) -> None:
         if self._work_dir is not None:

@@ -30,6 +30,7 @@ import importlib.util
 import marshal
 import os
 import sys
+import sysconfig
 import tempfile
 from types import CodeType, ModuleType
 from typing import Dict, Iterable, Optional, Sequence, Union
@@ -130,31 +131,29 @@ class TranspilingLoader(importlib.machinery.SourceFileLoader):
         # being parsed twice.
         if not may_hold_match(data):
             return data
-        cached = self._cached(data)
-        if cached is not None:
-            return cached
+        entry = self.cache.lookup(data) if self.cache is not None else None
+        if entry is not None and entry.output is not None:
+            return entry.output
         source = decode_source(data, path)
+        if entry is not None and entry.error is not None:
+            # The CLI (or an earlier import) found this error: same report.
+            message, line, column = entry.error
+            error = TranspileError(message, filename=path, lineno=line, offset=column)
+            _show_source_line(error, source.text)
+            raise error
         try:
             text = transpile(source.text, target=self.target, filename=path)
         except TranspileError as exc:
             _show_source_line(exc, source.text)
+            if self.cache is not None:
+                self.cache.put_error(data, exc.msg, exc.lineno or 1, exc.offset or 1)
             # The lowering's own frames say nothing about the user's error.
             raise exc.with_traceback(None)
         if self.cache is not None:
-            # The CLI's entry format: the lowered text in UTF-8, whatever
-            # the source's encoding (compile() ignores the coding cookie of
-            # a str, so the text is compiled as it is).
-            self.cache.put(data, text.encode("utf-8"))
+            # The lowered text in UTF-8, whatever the source's encoding
+            # (compile() ignores the coding cookie of a str).
+            self.cache.put_output(data, text)
         return text
-
-    def _cached(self, data: bytes) -> Optional[str]:
-        if self.cache is None:
-            return None
-        hit = self.cache.get(data)
-        try:
-            return hit.decode("utf-8") if hit is not None else None
-        except UnicodeDecodeError:
-            return None  # a damaged entry: lower again
 
     def _stats(self, source_path: str) -> Optional[Dict[str, float]]:
         try:
@@ -235,7 +234,13 @@ def _within(child: str, parent: str) -> bool:
 
 
 class TranspilingFinder(importlib.abc.MetaPathFinder):
-    """Finds modules like ``PathFinder`` and lowers those in scope."""
+    """Finds modules like ``PathFinder`` and lowers those in scope.
+
+    In scope: modules below ``paths`` and top-level ``packages``; with
+    neither (``everywhere``), every module outside the standard library and
+    installed locations (site-packages, virtual environments), so folders
+    on ``PYTHONPATH`` are lowered too.
+    """
 
     def __init__(
         self,
@@ -248,6 +253,7 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
     ) -> None:
         self.paths = tuple(_real(p) for p in paths)
         self.packages = frozenset(packages)
+        self.everywhere = not self.paths and not self.packages
         self.target = target
         self.cache = cache
         self.bytecode = bytecode
@@ -255,6 +261,9 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
         self._dir_verdicts: Dict[str, bool] = {}
         self._prefixes = tuple(
             {_real(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+        )
+        self._stdlib = tuple(
+            {_real(sysconfig.get_path(name)) for name in ("stdlib", "platstdlib")}
         )
 
     def loader_for(self, fullname: str, path: str) -> TranspilingLoader:
@@ -273,7 +282,7 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
         target: Optional[ModuleType] = None,
     ) -> Optional[importlib.machinery.ModuleSpec]:
         by_package = fullname.partition(".")[0] in self.packages
-        if not by_package and not self._may_find_in_paths(path):
+        if not (by_package or _EXPLAIN_SKIPPED) and not self._may_find_in_paths(path):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         # Only plain source files; extensions, bytecode-only and zip
@@ -281,15 +290,18 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
         if (
             spec is None
             or type(spec.loader) is not importlib.machinery.SourceFileLoader
+            or spec.origin is None
         ):
             return None
-        if spec.origin is None:
+        if by_package or self._in_scope(spec.origin):
+            loader = self.loader_for(fullname, spec.origin)
+            spec.loader = loader
+            spec.cached = loader.bytecode_path(spec.origin)
+            return spec
+        hint = self._skipped_hint(fullname, spec.origin) if _EXPLAIN_SKIPPED else None
+        if hint is None:
             return None
-        if not by_package and not self._in_paths(spec.origin):
-            return None
-        loader = self.loader_for(fullname, spec.origin)
-        spec.loader = loader
-        spec.cached = loader.bytecode_path(spec.origin)
+        spec.loader = _ExplainingLoader(fullname, spec.origin, hint)
         return spec
 
     def invalidate_caches(self) -> None:
@@ -302,7 +314,9 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
             sys.meta_path.remove(self)
 
     def _may_find_in_paths(self, search: Optional[Sequence[str]]) -> bool:
-        """Cheap pre-check: could a module found on ``search`` lie in a chosen directory?"""
+        """Cheap pre-check: could a module found on ``search`` be in scope?"""
+        if self.everywhere:
+            return True
         if not self.paths:
             return False
         entries = sys.path if search is None else search
@@ -320,16 +334,25 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
                 self._entry_verdicts[entry] = verdict
         return verdict
 
-    def _in_paths(self, origin: str) -> bool:
+    def _in_scope(self, origin: str) -> bool:
         directory = os.path.dirname(origin)
         verdict = self._dir_verdicts.get(directory)
         if verdict is None:
             real = _real(directory)
-            verdict = any(
-                _within(real, p) and not self._foreign(real, p) for p in self.paths
-            )
+            if self.everywhere:
+                verdict = not self._installed(real)
+            else:
+                verdict = any(
+                    _within(real, p) and not self._foreign(real, p) for p in self.paths
+                )
             self._dir_verdicts[directory] = verdict
         return verdict
+
+    def _installed(self, directory: str) -> bool:
+        """In the standard library, site-packages or an interpreter's prefix."""
+        if _FOREIGN_DIR_NAMES.intersection(directory.split(os.sep)):
+            return True
+        return any(_within(directory, p) for p in self._prefixes + self._stdlib)
 
     def _foreign(self, directory: str, chosen: str) -> bool:
         relative = os.path.relpath(directory, chosen)
@@ -339,6 +362,50 @@ class TranspilingFinder(importlib.abc.MetaPathFinder):
             prefix != chosen and _within(prefix, chosen) and _within(directory, prefix)
             for prefix in self._prefixes
         )
+
+    def _skipped_hint(self, fullname: str, origin: str) -> Optional[str]:
+        """Why a module was not lowered and how to include it (None: stdlib)."""
+        real = _real(os.path.dirname(origin))
+        top = fullname.partition(".")[0]
+        if any(_within(real, p) for p in self._stdlib) and not (
+            _FOREIGN_DIR_NAMES.intersection(real.split(os.sep))
+        ):
+            return None  # the standard library has no match statement to lower
+        if self._installed(real):
+            where = "it is installed (site-packages or a virtual environment)"
+        else:
+            where = "it is outside the --path folders"
+        return (
+            f"spam_transpile did not lower {origin}: {where}; "
+            f"--package {top} (install_import_hook(packages=[{top!r}])) lowers it"
+        )
+
+
+# Before 3.10 a skipped module with a match statement fails to compile; its
+# SyntaxError then says why it was skipped. 3.10+ compiles it natively.
+_EXPLAIN_SKIPPED = sys.version_info < (3, 10)
+
+
+class _ExplainingLoader(importlib.machinery.SourceFileLoader):
+    """The normal loader, whose syntax error at a ``match`` names the hook's option."""
+
+    def __init__(self, fullname: str, path: str, hint: str) -> None:
+        super().__init__(fullname, path)
+        self.hint = hint
+
+    def source_to_code(  # type: ignore[override]
+        self, data: bytes, path: str, *, _optimize: int = -1
+    ) -> CodeType:
+        try:
+            return super().source_to_code(data, path, _optimize=_optimize)
+        except SyntaxError as exc:
+            if not may_hold_match((exc.text or "").encode("utf-8", "replace")):
+                raise
+            explained = SyntaxError(
+                f"{exc.msg} ({self.hint})",
+                (exc.filename, exc.lineno, exc.offset, exc.text),
+            )
+            raise explained.with_traceback(None) from None
 
 
 def install_import_hook(
@@ -353,8 +420,10 @@ def install_import_hook(
     ``paths``: directories whose modules (at any depth) are lowered;
     third-party code installed below them (``site-packages``, a project-local
     virtualenv) is not. ``packages``: top-level package or module names
-    lowered wherever they are found. ``target``: the oldest Python the
-    lowered code must run on. ``cache``: False turns off both caches; a
+    lowered wherever they are found. With neither, every module outside the
+    standard library and installed locations is lowered (folders on
+    ``sys.path`` and ``PYTHONPATH`` included). ``target``: the oldest Python
+    the lowered code must run on. ``cache``: False turns off both caches; a
     :class:`Cache` instance replaces the default one (whose folder
     ``$SPAM_TRANSPILE_CACHE_DIR`` sets).
 
@@ -365,15 +434,16 @@ def install_import_hook(
         paths = [paths]
     if isinstance(packages, str):
         packages = [packages]
-    paths, packages = list(paths), list(packages)
-    if not paths and not packages:
-        raise ValueError("install_import_hook() needs paths=... or packages=...")
     if cache is True:
         store: Optional[Cache] = Cache(cache_options_key(target))
     else:
         store = cache or None
     finder = TranspilingFinder(
-        paths, packages, target=target, cache=store, bytecode=cache is not False
+        list(paths),
+        list(packages),
+        target=target,
+        cache=store,
+        bytecode=cache is not False,
     )
     sys.meta_path.insert(0, finder)
     return finder

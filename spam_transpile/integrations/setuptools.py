@@ -14,9 +14,12 @@ Use it from pyproject.toml::
     exclude = ["src/pkg/_native.py"]
 
 or from setup.py (``setup(cmdclass={"build_py": build_py})``). Options come
-from ``[tool.spam-transpile]`` in pyproject.toml and can be overridden per
-command (``setup.cfg`` ``[build_py]`` section or the command line):
-``transpile-target``, ``transpile-include``, ``transpile-exclude``.
+from ``[tool.spam-transpile]`` in pyproject.toml, as for every other entry
+point (the target defaults to the oldest Python ``requires-python``
+allows), and can be overridden per command (``setup.cfg`` ``[build_py]``
+section or the command line): ``transpile-target``, ``transpile-include``,
+``transpile-exclude``. Like hatchling's hook, the command prints which
+settings it used and ``lowered N of M modules for Python X``.
 
 Only the copies in the build folder are rewritten: the sdist, which
 setuptools assembles from the project tree, keeps the original sources, and
@@ -25,27 +28,23 @@ nothing is added to the distribution's metadata or dependencies.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from setuptools.command.build_py import build_py as _setuptools_build_py
 from setuptools.errors import BaseError as _SetuptoolsError
 
-from spam_transpile.errors import TranspileError
 from spam_transpile.integrations import (
-    DEFAULT_TARGET,
     BuildError,
-    FileSelector,
-    as_list,
-    check_target,
+    build_settings,
     lower_file_bytes,
+    summary,
 )
 from spam_transpile.files.write import write_atomic
 
 __all__ = ["SetuptoolsBuildError", "build_py"]
-
-PYPROJECT_TABLE = "spam-transpile"
 
 
 class SetuptoolsBuildError(BuildError, _SetuptoolsError):  # type: ignore[misc]
@@ -59,9 +58,10 @@ class build_py(_setuptools_build_py):  # noqa: N801 (setuptools' own spelling)
         (
             "transpile-target=",
             None,
-            f"oldest Python the built modules must run on [default: {DEFAULT_TARGET}]",
+            "oldest Python the built modules must run on "
+            "[default: from [tool.spam-transpile] or requires-python]",
         ),
-        ("transpile-include=", None, "globs of modules to lower [default: **/*.py]"),
+        ("transpile-include=", None, "globs of modules to lower [default: *.py]"),
         ("transpile-exclude=", None, "globs of modules to ship unchanged"),
     ]
 
@@ -77,21 +77,25 @@ class build_py(_setuptools_build_py):  # noqa: N801 (setuptools' own spelling)
             self._finalize_transpile_options()
         except BuildError as exc:
             raise SetuptoolsBuildError(exc.error) from None
+        self._lowered = self._checked = 0
 
     def _finalize_transpile_options(self) -> None:
-        table = _pyproject_options(Path.cwd() / "pyproject.toml")
-        target = self.transpile_target or table.get("target", DEFAULT_TARGET)
-        self._target = check_target(str(target), where=_where(self.transpile_target))
-        include = self.transpile_include
-        if include is None:
-            include = table.get("include")
-        exclude = self.transpile_exclude
-        if exclude is None:
-            exclude = table.get("exclude")
-        self._selector = FileSelector(
-            None if include is None else as_list(include, option="include"),
-            as_list(exclude, option="exclude"),
-        )
+        command = {
+            "target": self.transpile_target,
+            "include": self.transpile_include,
+            "exclude": self.transpile_exclude,
+        }
+        settings = build_settings(Path.cwd(), command=command)
+        self._target, self._selector = settings.target, settings.selector
+        self._origin = settings.origin
+
+    def run(self) -> None:
+        if not getattr(self, "editable_mode", False):
+            _info(f"spam-transpile: {self._origin}")
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            # The same line hatchling's hook prints.
+            _info(summary(self._lowered, self._checked, self._target))
 
     def build_module(
         self, module: str, module_file: str, package: Any
@@ -109,20 +113,24 @@ class build_py(_setuptools_build_py):  # noqa: N801 (setuptools' own spelling)
         relative = _relative(module_file)
         if not self._selector.selects(relative):
             return
+        self._checked += 1
         # Always lower from the source: an up-to-date copy may be skipped by
         # copy_file, and the output must never be lowered twice.
         output = lower_file_bytes(
             Path(module_file).read_bytes(), relative, self._target
         )
         if output is not None:
+            self._lowered += 1
             mode = os.stat(module_file).st_mode & 0o7777
             write_atomic(Path(outfile), output, mode)
 
 
-def _where(from_command: Optional[str]) -> str:
-    if from_command is not None:
-        return "build_py --transpile-target"
-    return f"pyproject.toml [tool.{PYPROJECT_TABLE}]"
+def _info(message: str) -> None:
+    # setuptools (60+) sends distutils' log through the logging module and
+    # sets its level from -q/-v: INFO shows in `python -m build` and setup.py
+    # but not with -q. (Command.announce takes distutils levels in older
+    # setuptools and logging levels in newer ones, so it is not used.)
+    logging.getLogger("spam_transpile").info(message)
 
 
 def _relative(path: str) -> str:
@@ -131,61 +139,3 @@ def _relative(path: str) -> str:
     if os.path.isabs(path):
         path = os.path.relpath(path)
     return path.replace(os.sep, "/")
-
-
-def _pyproject_options(pyproject: Path) -> Dict[str, Any]:
-    try:
-        text = pyproject.read_text(encoding="utf-8")
-    except OSError:
-        return {}
-    if f"[tool.{PYPROJECT_TABLE}]" not in text:
-        return {}
-    data = _load_toml(text, str(pyproject))
-    table = data.get("tool", {}).get(PYPROJECT_TABLE, {})
-    if not isinstance(table, dict):
-        raise BuildError(
-            TranspileError(
-                f"[tool.{PYPROJECT_TABLE}] must be a table", filename=str(pyproject)
-            )
-        )
-    unknown = sorted(set(table) - {"target", "include", "exclude"})
-    if unknown:
-        raise BuildError(
-            TranspileError(
-                f"unknown option(s) in [tool.{PYPROJECT_TABLE}]: {', '.join(unknown)}",
-                filename=str(pyproject),
-            )
-        )
-    return table
-
-
-def _load_toml(text: str, filename: str) -> Dict[str, Any]:
-    loads = _toml_loads()
-    try:
-        return loads(text)
-    except ValueError as exc:  # tomllib.TOMLDecodeError is a ValueError
-        raise BuildError(
-            TranspileError(f"cannot parse: {exc}", filename=filename)
-        ) from None
-
-
-def _toml_loads() -> Any:
-    try:
-        import tomllib  # Python 3.11+
-
-        return tomllib.loads
-    except ImportError:
-        pass
-    try:
-        import tomli  # setuptools itself needs it before 3.11
-
-        return tomli.loads
-    except ImportError:
-        pass
-    raise BuildError(
-        TranspileError(
-            "reading [tool.spam-transpile] needs Python 3.11+ or the tomli package "
-            "in the build environment",
-            filename="pyproject.toml",
-        )
-    )
