@@ -175,7 +175,9 @@ def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[Numbered]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     try:
-        executor = ProcessPoolExecutor(max_workers=min(workers, len(jobs)))
+        executor = ProcessPoolExecutor(
+            max_workers=min(workers, len(jobs)), initializer=end_with_parent
+        )
     except (OSError, NotImplementedError, ImportError):
         # No multiprocessing here (some sandboxes, AWS Lambda): one process.
         yield from enumerate(map(run_job, jobs))
@@ -192,6 +194,24 @@ def run_jobs(jobs: Sequence[TranspileJob], workers: int) -> Iterator[Numbered]:
         executor.shutdown(wait=False, cancel_futures=True)
         raise
     executor.shutdown()
+
+
+def end_with_parent() -> None:
+    """Pool initializer: the worker exits once the process that made it is gone.
+
+    A run killed by SIGKILL cannot shut its pool down, and its workers
+    would otherwise wait for work forever.
+    """
+    import threading
+
+    parent = os.getppid()  # the run, or the forkserver that dies with it
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
 
 
 def in_input_order(outcomes: Iterable[Numbered]) -> Iterator[Numbered]:

@@ -321,3 +321,55 @@ def test_standard_output_keeps_the_input_order() -> None:
     # --check and --diff print results: those wait for the ones before them.
     pairs = [(2, "c"), (0, "a"), (3, "d"), (1, "b")]
     assert list(in_input_order(pairs)) == [(0, "a"), (1, "b"), (2, "c"), (3, "d")]
+
+
+def _children(pid: int) -> List[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended, it only waits to be reaped
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
+    # Only the run itself is killed, as `kill -9 PID` does; its workers,
+    # one of them held mid-file, must not wait for work forever.
+    make_tree(
+        tmp_path,
+        {"pkg/a_big.py": source(1, functions=4).encode(), "pkg/b.py": plain(2).encode()}
+        | {f"pkg/m{n}.py": source(n).encode() for n in range(3, 6)},
+    )
+    signal = tmp_path / "held"
+    hook = {"point": "transpile", "name": "a_big.py", "signal": str(signal)}
+    process = start(
+        ["pkg", "-o", "out", "-j", "2", "--no-cache"],
+        cwd=tmp_path,
+        cache=tmp_path / "cache",
+        hook=hook,
+    )
+    try:
+        assert wait_for(signal, process)
+        workers = _children(process.pid)
+        assert workers
+        os.kill(process.pid, 9)
+        process.wait()  # not communicate(): live workers keep its pipes open
+        deadline = time.monotonic() + 60  # a bound for a hang, not a speed
+        while any(map(_running, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, workers)), "workers outlived the run"
+    finally:
+        kill(process)
