@@ -23,7 +23,7 @@ import re
 import tokenize
 import warnings
 from dataclasses import dataclass
-from typing import List, Optional, Set
+from typing import Iterable, List, Optional, Set
 
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 _BACKSLASH_ONLY = re.compile(r"[ \t\f]*\\")
@@ -108,10 +108,10 @@ def restore_layout(layout: Layout, output: str) -> str:
 
     Each line gets its original ending back; a line the lowering did not
     rewrite gets its original text back. A backslash-only line stays blank
-    when the code line before it was rewritten: CPython 3.9 and older refuse
-    one right after a block's colon (``elif ...:``). If putting normalised
-    lines back would change what the code means next to rewritten lines,
-    they all stay normalised.
+    unless the code lines around it have the same indentation (see
+    _same_indentation_around: elsewhere CPython 3.9 and older read it
+    otherwise than 3.10+). If putting normalised lines back would change what
+    the code means, they all stay normalised.
     """
     out_lines = _LINE_END.split(output)[0::2]
     if len(out_lines) != len(layout.lines):
@@ -124,22 +124,58 @@ def restore_layout(layout: Layout, output: str) -> str:
                 out_lines, layout.normalised, layout.lines
             )
         ]
-    return "".join(line + ending for line, ending in zip(kept, layout.endings))
+    return _join(kept, layout.endings)
+
+
+def _join(lines: List[str], endings: List[str]) -> str:
+    """Lines and endings back into text, every line ending kept apart: an
+    empty line (one the lowering emptied) after a line ended by a lone
+    ``\\r`` would turn ``\\r`` + ``\\n`` into one ``\\r\\n``, so it holds a
+    space (the source cannot have had an empty line there)."""
+    pieces: List[str] = []
+    for index, (line, ending) in enumerate(zip(lines, endings)):
+        if not line and ending.startswith("\n") and index:
+            if endings[index - 1] == "\r":
+                line = " "
+        pieces.append(line + ending)
+    return "".join(pieces)
 
 
 def _restored_lines(layout: Layout, out_lines: List[str]) -> List[str]:
-    kept: List[str] = []
-    code_before_rewritten = False
-    for out, normalised, original in zip(out_lines, layout.normalised, layout.lines):
-        unchanged = out == normalised
-        backslash_only = original != normalised and normalised == ""
-        if unchanged and not (backslash_only and code_before_rewritten):
-            kept.append(original)
-        else:
-            kept.append(out)
-        if out.strip():
-            code_before_rewritten = not unchanged
+    kept = [
+        original if out == normalised else out
+        for out, normalised, original in zip(out_lines, layout.normalised, layout.lines)
+    ]
+    for index, (original, normalised) in enumerate(
+        zip(layout.lines, layout.normalised)
+    ):
+        if original != normalised and normalised == "" and kept[index] == original:
+            if not _same_indentation_around(kept, index):
+                kept[index] = ""
     return kept
+
+
+def _same_indentation_around(lines: List[str], index: int) -> bool:
+    """Is the code line before ``index`` indented like the one after it?
+
+    Only then does a backslash-only line mean the same to every CPython:
+    3.10+ ignore it, but 3.9 and older take the next line's indentation as
+    part of the continued line, so no INDENT or DEDENT comes (a block's body
+    then swallows the dedented line after it, an ``elif`` lands inside the
+    body before it, and a line right after a block's colon is an error).
+    """
+    before = _code_indentation(reversed(lines[:index]))
+    after = _code_indentation(lines[index + 1 :])
+    return (before or "") == after  # nothing before: the module's level
+
+
+def _code_indentation(lines: Iterable[str]) -> Optional[str]:
+    for line in lines:
+        stripped = line.lstrip(" \t\f")
+        if stripped and not stripped.startswith(("#", "\\")):
+            indentation = line[: len(line) - len(stripped)]
+            return indentation.rpartition("\f")[2]
+    return None
 
 
 def _same_meaning(restored: List[str], lowered: List[str]) -> bool:

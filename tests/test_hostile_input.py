@@ -61,6 +61,9 @@ def _assert_lowered(source: str, output: str) -> None:
             "def f(x):\r    match x:\r        case [a]:\r            return a\r",
             id="cr-in-function",
         ),
+        pytest.param(
+            "match x:\r    case 1:\r\\\n        pass\n", id="cr-then-emptied-line"
+        ),
     ],
 )
 def test_cr_line_endings_are_lowered_and_kept(source: str) -> None:
@@ -116,10 +119,17 @@ def test_valid_layouts_are_lowered(source: str) -> None:
 
 
 def test_backslash_lines_outside_match_statements_are_kept() -> None:
-    source = "\\\nprint(1)\n" + MATCH + "\\\ny = 2\n"
+    source = "\\\nprint(1)\n" + MATCH + "y = 1\n\\\ny = 2\n"
     output = transpile(source)
     assert output.startswith("\\\nprint(1)\n")
-    assert output.endswith("\\\ny = 2\n")
+    assert output.endswith("y = 1\n\\\ny = 2\n")
+
+
+def test_backslash_lines_3_9_would_read_otherwise_are_made_blank() -> None:
+    # 3.9 reads the line after a backslash-only line as part of the block
+    # before it: ``y = 2`` would run inside the case body.
+    source = MATCH + "\\\ny = 2\n"
+    assert _lines(transpile(source))[3] == ""
 
 
 def test_string_contents_are_never_normalised() -> None:
@@ -463,7 +473,7 @@ def test_supported_newer_syntax_passes_for_its_target() -> None:
     "line",
     [
         pytest.param("y = '" + "a" * 1_100_000 + "'", id="string"),
-        pytest.param("# " + "(" * 1_100_000, id="comment"),
+        pytest.param("pass  # " + "(" * 1_100_000, id="comment"),
         # Kept smaller: the lowering walks every top-level statement to place
         # its helper (lowering/helper_lines.py), about 100 s per megabyte.
         pytest.param("y = [" + "1, " * 20_000 + "]", id="list-display"),
