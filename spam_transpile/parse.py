@@ -20,7 +20,7 @@ import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -326,7 +326,7 @@ def _heaviest_pattern_from_tree(
     for node in ast.walk(tree):
         if not isinstance(node, ast.Match):
             continue
-        boundary: ast.AST = node.subject
+        boundary: Union[ast.expr, ast.stmt] = node.subject
         for case in node.cases:
             pattern = case.pattern
             # From the end of what precedes the case keyword to the end of the

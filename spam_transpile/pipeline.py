@@ -106,7 +106,7 @@ def transpile_with_warnings(
     warnings: List[TranspileWarning] = []
     version = parse_target(target, filename=filename)
     check_encodable(source, filename)
-    layout = split_layout(source)
+    lines = split_layout(source)
     # CPython's reading runs here, in the caller's thread: its recursion
     # limits are the ones the user's interpreter has.
     text = _without_bom(source)
@@ -115,26 +115,26 @@ def transpile_with_warnings(
     # only files there is something to lower in.
     judged = view.tree is not None and has_match_statement(view.tree)
     deferred = check_compiles(text, filename) if judged else None
-    check_pattern_nesting(source, filename, view.tree, layout.lines)
+    check_pattern_nesting(source, filename, view.tree, lines.lines)
     try:
-        module = _deep(parse_source, layout.text, filename, source)
+        module = _deep(parse_source, lines.text, filename, source)
     except Unparsable:
         return source, warnings
     except TranspileError as error:
-        raise _original_columns(error, layout) from None
+        raise _original_columns(error, lines) from None
     if view.error is not None:
         if not cst_has_match_statement(module):
             return source, warnings
-        raise _first_error(module, view.error, layout, filename)
+        raise _first_error(module, view.error, lines, filename)
     if not may_contain_match(source):
         return source, warnings
-    tree = view.tree if view.available else standard_ast(layout.text)
+    tree = view.tree if view.available else standard_ast(lines.text)
     try:
         lowered = _deep(
-            _lower_module, module, layout.text, filename, version, tree, style
+            _lower_module, module, lines.text, filename, version, tree, style
         )
     except TranspileError as error:
-        raise _original_columns(error, layout) from None
+        raise _original_columns(error, lines) from None
     except RecursionError:
         raise TranspileError(
             "too deeply nested to transpile", filename=filename
@@ -148,16 +148,16 @@ def transpile_with_warnings(
         raise deferred  # CPython's compiler refuses it; the rules missed it
     output, found = lowered
     warnings.extend(found)
-    if output is layout.text:
+    if output is lines.text:
         return source, warnings
     if style == "readable":
         # Lines move in this layout; what must hold is that it compiles.
-        output = format_readable(layout.text, output, filename)
+        output = format_readable(lines.text, output, filename)
         output = with_line_endings(source, output)
         check_output_compiles(source, output, filename)
         return output, warnings
-    check_lines_kept(layout.text, output, filename)
-    output = restore_layout(layout, output)
+    check_lines_kept(lines.text, output, filename)
+    output = restore_layout(lines, output)
     check_lines_kept(source, output, filename)
     check_output_compiles(source, output, filename)
     check_target_syntax(view.tree, output, version, filename)
@@ -229,8 +229,9 @@ def _first_error(
 
 def _original_columns(error: TranspileError, layout: Layout) -> TranspileError:
     """Errors found in the normalised layout, moved to the user's columns."""
-    if layout.changed and 0 < error.lineno <= len(layout.removed):
-        error.offset += layout.removed[error.lineno - 1]
+    lineno, offset = error.lineno or 1, error.offset or 1
+    if layout.changed and 0 < lineno <= len(layout.removed):
+        error.offset = offset + layout.removed[lineno - 1]
         error.args = (error.msg, (error.filename, error.lineno, error.offset, None))
     return error
 
@@ -246,13 +247,14 @@ _saved_limit = 0
 def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
     """``function(*args, **kwargs)`` on a thread with a large stack and a
     high recursion limit; exceptions propagate to the caller."""
-    outcome: List[object] = []
+    results: List[T] = []
+    errors: List[BaseException] = []
 
     def run() -> None:
         try:
-            outcome.append((True, function(*args, **kwargs)))
+            results.append(function(*args, **kwargs))
         except BaseException as exc:  # handed to the calling thread
-            outcome.append((False, exc))
+            errors.append(exc)
 
     _raise_limit()
     try:
@@ -266,10 +268,9 @@ def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
         worker.join()
     finally:
         _restore_limit()
-    ok, value = outcome[0]  # type: ignore[misc]
-    if ok:
-        return value  # type: ignore[no-any-return]
-    raise value  # type: ignore[misc]
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
 def _raise_limit() -> None:
