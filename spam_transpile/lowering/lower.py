@@ -186,6 +186,14 @@ def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered
 
 
 def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
+    values = [e.pattern for e in p.patterns]
+    if all(
+        isinstance(e, cst.MatchValue) and _is_number_or_text(e.value) for e in values
+    ):
+        # ``v in (lit, ...)`` compares ``lit == v`` after an identity test:
+        # for number, string and bytes literals that is ``v == lit``.
+        literals = ", ".join(low.expr(e.value) for e in values)  # type: ignore[union-attr]
+        return Test(f"{_atom(v.text)} in ({literals})", "eq", v.text), []
     lowered = [low.lower(element.pattern, v) for element in p.patterns]
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
@@ -268,6 +276,14 @@ def _stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
     parts[-1] = AnyOf(last.alternatives, stores)
     kept = [(name, value) for name, value in bindings if (name, value) not in chosen]
     return all_of(*parts), kept
+
+
+def _is_number_or_text(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+    return isinstance(
+        node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+    ) and not (isinstance(node, cst.SimpleString) and "f" in node.prefix.lower())
 
 
 def _value_key(value: Value) -> str:

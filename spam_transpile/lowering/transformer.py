@@ -33,7 +33,14 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
-from spam_transpile.lowering.ir import LoweredPattern
+from spam_transpile.lowering.ir import (
+    All,
+    AnyOf,
+    Cond,
+    LoweredPattern,
+    Test,
+    first_test,
+)
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import TEMP_PREFIX, Names
@@ -400,6 +407,77 @@ def tuple_subject(names: List[str]) -> Subject:
     return info
 
 
+class SubjectFacts:
+    """Facts about the subject computed once, on the match line, and shared
+    by the cases (PEP 634 leaves how often they are computed unspecified).
+
+    - its kind (sequence, mapping, neither), when two or more cases test it;
+    - its length, when the first case is a sequence pattern that tests it
+      (CPython reads it there anyway whenever the subject is a sequence)
+      and another case tests it too.
+    """
+
+    def __init__(
+        self, names: Names, subject: str, patterns: Sequence[LoweredPattern]
+    ) -> None:
+        self.subject = subject
+        self.kind = ""
+        self.length = ""
+        self.statements: List[str] = []
+        self.temps: List[str] = []
+        kind_tests = [t for t in map(first_test, (p.cond for p in patterns)) if t]
+        kind_tests = [t for t in kind_tests if t.kind == "kind" and t.path == subject]
+        if len(kind_tests) < 2:
+            return
+        self.kind = names.temp("kind")
+        helper = kind_tests[0].expr.split(".kind(", 1)[0]
+        self.statements.append(f"{self.kind} = {helper}.kind({subject})")
+        self.temps.append(self.kind)
+        first = patterns[0].cond
+        parts = first.parts if isinstance(first, All) else (first,)
+        opens_with_length = (
+            len(parts) >= 2
+            and isinstance(parts[0], Test)
+            and parts[0].kind == "kind"
+            and parts[0].path == subject
+            and parts[0].fact == "sequence"
+            and isinstance(parts[1], Test)
+            and parts[1].kind == "len"
+            and parts[1].path == subject
+        )
+        if opens_with_length:
+            self.length = names.temp("len")
+            length = f"{names.builtin('len')}({subject})"
+            self.statements.append(
+                f"{self.length} = {length} if {self.kind} == 1 else -1"
+            )
+            self.temps.append(self.length)
+
+    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
+        if not self.kind:
+            return pattern
+        return LoweredPattern(self._cond(pattern.cond), pattern.bindings)
+
+    def _cond(self, cond: Cond) -> Cond:
+        if isinstance(cond, Test):
+            return self._test(cond)
+        if isinstance(cond, All):
+            return All(tuple(self._cond(part) for part in cond.parts))
+        return AnyOf(tuple(self._cond(a) for a in cond.alternatives), cond.stores)
+
+    def _test(self, test: Test) -> Test:
+        if test.kind == "kind" and self._on_subject(test):
+            number = 1 if test.fact == "sequence" else 2
+            return Test(f"{self.kind} == {number}", "kind", test.path, test.fact)
+        if test.kind == "len" and self.length and self._on_subject(test):
+            op, n = test.fact  # type: ignore[misc]
+            return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
+        return test
+
+    def _on_subject(self, test: Test) -> bool:
+        return test.path == self.subject
+
+
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
@@ -451,10 +529,20 @@ class MatchEmitter:
         tests = []
         self._all_temps = [self.subject_temp] if self.subject_temp else []
         subject = self.subject_info or Subject(self.subject)
-        for case in cases:
-            pattern = self.owner.lowering.lower_case(case.pattern, subject)
-            tests.append(self._pattern_test(pattern))
+        lowered = [
+            self.owner.lowering.lower_case(case.pattern, subject) for case in cases
+        ]
+        # Facts live in temporaries: only beside a subject temporary, which
+        # the case bodies delete anyway (a local subject gets none of its own).
+        self.facts = SubjectFacts(
+            self.names, self.subject, lowered if self.subject_temp else []
+        )
+        self._all_temps += self.facts.temps
+        for pattern in lowered:
+            tests.append(self._pattern_test(self.facts.apply(pattern)))
             self.owner.lowering.note_used(tests[-1])
+        for statement in self.facts.statements:
+            self.owner.lowering.note_used(statement)
         first = self._subject_statement()
         if self.owner.lowering.used_helper and self.owner.helper_on_match_lines:
             first = first.with_changes(
@@ -490,8 +578,9 @@ class MatchEmitter:
             small = MatchAssign(
                 targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
             )
+        facts = [cst.Expr(RawExpression(text)) for text in self.facts.statements]
         return cst.SimpleStatementLine(
-            body=[small, *self._declare_captures_local()],
+            body=[small, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
@@ -665,9 +754,9 @@ class MatchEmitter:
                 else self.owner.module.default_indent
             )
             body = body.with_changes(indent=outer + inner)
-        if self.scope.kind != FUNCTION or self.subject_temp is None:
+        if self.scope.kind != FUNCTION or not self._all_temps:
             return body
-        return _delete_first(body, self.subject_temp)
+        return _delete_first(body, self._all_temps)
 
 
 def _as_body(suite: cst.BaseSuite) -> Body:
@@ -684,7 +773,7 @@ def _blank(count: int) -> List[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
 
 
-def _delete_first(body: Body, name: str) -> Body:
+def _delete_first(body: Body, names: List[str]) -> Body:
     """Prefix ``del name;`` to the first line the body always runs first.
 
     That is the body's first line when it is a simple statement, or the first
@@ -692,8 +781,11 @@ def _delete_first(body: Body, name: str) -> Body:
     running); other compound statements cannot share their line, and the
     temporary then lives until the function returns (documented limitation).
     """
+    target: cst.BaseDelTargetExpression = cst.Name(names[0])
+    if len(names) > 1:
+        target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
     delete = cst.Del(
-        target=cst.Name(name),
+        target=target,
         semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
     )
     if isinstance(body, cst.SimpleStatementSuite):
@@ -702,12 +794,12 @@ def _delete_first(body: Body, name: str) -> Body:
     if isinstance(first, cst.SimpleStatementLine):
         first = first.with_changes(body=[delete, *first.body])
     elif isinstance(first, (cst.Try, cst.With)):
-        inner = _delete_first(_as_body(first.body), name)
+        inner = _delete_first(_as_body(first.body), names)
         if inner is first.body:
             return body
         first = first.with_changes(body=inner)
     elif isinstance(first, cst.If):
-        branched = _delete_in_every_branch(first, name)
+        branched = _delete_in_every_branch(first, names)
         if branched is None:
             return body
         first = branched
@@ -716,10 +808,10 @@ def _delete_first(body: Body, name: str) -> Body:
     return body.with_changes(body=[first, *body.body[1:]])
 
 
-def _delete_in_every_branch(node: cst.If, name: str) -> Optional[cst.If]:
+def _delete_in_every_branch(node: cst.If, names: List[str]) -> Optional[cst.If]:
     # An if/elif/else with an else runs exactly one of its bodies: deleting
     # first thing in each is deleting once, whichever runs.
-    inner = _delete_first(_as_body(node.body), name)
+    inner = _delete_first(_as_body(node.body), names)
     if inner is node.body:
         return None
     orelse = node.orelse
@@ -727,10 +819,10 @@ def _delete_in_every_branch(node: cst.If, name: str) -> Optional[cst.If]:
         return None
     if isinstance(orelse, cst.If):
         new_orelse: Optional[Union[cst.If, cst.Else]] = _delete_in_every_branch(
-            orelse, name
+            orelse, names
         )
     else:
-        else_body = _delete_first(_as_body(orelse.body), name)
+        else_body = _delete_first(_as_body(orelse.body), names)
         new_orelse = (
             None if else_body is orelse.body else orelse.with_changes(body=else_body)
         )
