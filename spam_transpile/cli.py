@@ -15,7 +15,6 @@ as it comes back. Exit codes are in :mod:`spam_transpile.files.report`.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -411,11 +410,7 @@ class Runner:
         self.reporter.failed(formatted_error)
 
     def _cached_warnings(self, raw: bytes) -> Tuple[CaseWarning, ...]:
-        hit = self.cache.get(raw + _WARNINGS_KEY) if self.cache is not None else None
-        try:
-            return tuple(tuple(w) for w in json.loads(hit)) if hit else ()  # type: ignore[misc]
-        except (ValueError, TypeError):
-            return ()
+        return self.cache.warnings(raw) if self.cache is not None else ()
 
     def _report_warnings(self, warnings: Sequence[CaseWarning], path: str) -> None:
         for message, line, column in warnings:
@@ -441,9 +436,7 @@ class Runner:
         if self.cache is not None and job.cached is None:
             self.cache.put_output(loaded.raw, outcome.keep_lines)
             # Warnings come from parsing, which a cache hit skips: keep them too.
-            self.cache.put(
-                loaded.raw + _WARNINGS_KEY, json.dumps(outcome.warnings).encode()
-            )
+            self.cache.put_warnings(loaded.raw, outcome.warnings)
         if job.cached is None:
             loaded.warnings = outcome.warnings
             self._report_warnings(outcome.warnings, loaded.task.name)
@@ -557,10 +550,6 @@ class Runner:
                 task.absolute, info, destination=task.output, outcome=COPIED
             )
         self.reporter.copied(task.name, written=written)
-
-
-# The cache entry holding a source's warnings is keyed by the source plus this.
-_WARNINGS_KEY = b"\0warnings"
 
 
 def _load(task: Task, info: Optional[os.stat_result], *, from_stdin: bool) -> _Loaded:

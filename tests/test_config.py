@@ -108,6 +108,10 @@ def test_cache_records_round_trip_and_damage_is_a_miss(tmp_path: Path) -> None:
     assert cache.lookup(b"b") == cache_module.Entry(error=("bad thing", 3, 7))
     cache.put(b"c", b"\0error\0not json")
     assert cache.lookup(b"c") is None and cache.lookup(b"missing") is None
+    cache.put_warnings(b"a", [("unreachable case", 5, 9)])
+    assert cache.warnings(b"a") == (("unreachable case", 5, 9),)
+    assert cache.lookup(b"a") == cache_module.Entry(output="lowered é")
+    assert cache.warnings(b"b") == ()
 
 
 def test_default_cache_folder_comes_from_platformdirs(

@@ -8,9 +8,11 @@ else platformdirs' user cache folder: ``$XDG_CACHE_HOME/spam-transpile`` or
 written atomically, so concurrent workers and interrupted runs never see
 half an entry.
 
-Every writer stores, and every reader understands, the same two records
-(:meth:`Cache.put_output`, :meth:`Cache.put_error`, read back together by
-:meth:`Cache.lookup`): the CLI and the import hook share entries, so one
+Every writer stores, and every reader understands, the same records, all
+defined here: a source's lowered text or its error (:meth:`Cache.put_output`,
+:meth:`Cache.put_error`, read back together by :meth:`Cache.lookup`), and
+its warnings (:meth:`Cache.put_warnings`, :meth:`Cache.warnings`, under a
+key no source can have). The CLI and the import hook share entries, so one
 must never take the other's error record for source code.
 """
 
@@ -21,7 +23,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import NamedTuple, Optional, Tuple
+from typing import NamedTuple, Optional, Sequence, Tuple
 
 from spam_transpile import __version__
 
@@ -30,6 +32,11 @@ APP_NAME = "spam-transpile"
 # Error records start with a NUL, which no transpiled source can contain
 # (sources with NUL bytes are refused before they are transpiled).
 _ERROR_MARK = b"\0error\0"
+# A source's warnings are keyed by the source plus this (NUL: no source).
+_WARNINGS_KEY = b"\0warnings"
+
+#: (message, line, column)
+Where = Tuple[str, int, int]
 
 
 def default_cache_dir() -> Path:
@@ -91,6 +98,18 @@ class Cache:
     def put_error(self, source: bytes, message: str, line: int, column: int) -> None:
         record = json.dumps([message, line, column]).encode("utf-8")
         self.put(source, _ERROR_MARK + record)
+
+    def put_warnings(self, source: bytes, warnings: Sequence[Where]) -> None:
+        self.put(source + _WARNINGS_KEY, json.dumps(list(warnings)).encode("utf-8"))
+
+    def warnings(self, source: bytes) -> Tuple[Where, ...]:
+        """The warnings stored for ``source`` (none when missing or damaged)."""
+        data = self.get(source + _WARNINGS_KEY)
+        try:
+            found = json.loads(data) if data else []
+            return tuple((str(m), int(line), int(col)) for m, line, col in found)
+        except (ValueError, TypeError):
+            return ()
 
     def put(self, source: bytes, output: bytes) -> None:
         path = self._path(source)
