@@ -305,6 +305,7 @@ def test_dot_into_an_excluded_output_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "build" / "build").exists()
     walked = invoke([".", "-o", "out"], cwd=tmp_path)
     assert walked.exit_code == 2 and "is inside the input" in walked.stderr
+    assert "--extend-exclude out/" in walked.stderr
     excluded = invoke([".", "-o", "out", "--extend-exclude", "out/"], cwd=tmp_path)
     assert excluded.exit_code == 0, excluded.stderr
     assert (tmp_path / "out" / "pkg" / "a.py").is_file()

@@ -502,8 +502,9 @@ def _refuse_overlap(
         walked = not _skipped_by_walk(real_output, real_source, filters)
         if source.is_dir() and _inside(real_output, real_source) and walked:
             raise UsageProblem(
-                f"output directory {output} is inside the input {source}; "
-                "choose a folder outside it"
+                f"output directory {output} is inside the input {source} and "
+                "would be walked as input; choose a folder outside it, or "
+                f"exclude it (--extend-exclude {output.name}/)"
             )
         if not source.is_dir() and real_output == real_source:
             raise UsageProblem(f"-o {output} is the input file {source}")
