@@ -263,9 +263,20 @@ def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
             try:
                 worker = threading.Thread(target=run, name="spam-transpile")
                 worker.start()
+            except (RuntimeError, MemoryError):
+                # No room for such a stack (a ulimit -v, say): run here, with
+                # this thread's stack and limit.
+                worker = None
             finally:
                 threading.stack_size(previous)
-        worker.join()
+        if worker is None:
+            _restore_limit()  # this stack is not sized for the raised limit
+            try:
+                run()
+            finally:
+                _raise_limit()
+        else:
+            worker.join()
     finally:
         _restore_limit()
     if errors:

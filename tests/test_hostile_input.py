@@ -527,3 +527,15 @@ def test_growth_is_at_most_linear_in_the_number_of_cases() -> None:
     seconds(50)  # warm up imports and caches
     small, large = seconds(150), seconds(600)
     assert large < 8 * small + 0.5
+
+
+def test_without_room_for_a_big_stack_the_work_runs_in_place(monkeypatch) -> None:
+    import threading
+
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    before = sys.getrecursionlimit()
+    _assert_lowered(MATCH, transpile(MATCH))
+    assert sys.getrecursionlimit() == before
