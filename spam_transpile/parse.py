@@ -382,7 +382,7 @@ def _case_weights(text: str) -> Iterator[Tuple[int, int, int]]:
         kind = tokenize.tok_name[token.type]
         if collected is None:
             if logical_start and kind == "NAME" and token.string == "case":
-                collected, depth, start = [], 0, (token.start[0], token.start[1] + 1)
+                collected, depth = [], 0
             if kind in ("NEWLINE", "INDENT", "DEDENT"):
                 logical_start = True
             elif kind not in ("NL", "COMMENT"):
@@ -396,6 +396,8 @@ def _case_weights(text: str) -> Iterator[Tuple[int, int, int]]:
             collected = None
             logical_start = kind == "NEWLINE"
             continue
+        if not collected:  # errors point at the pattern, as with a tree
+            start = (token.start[0], token.start[1] + 1)
         depth = _track(token.string, kind, depth, collected)
 
 

@@ -539,3 +539,24 @@ def test_without_room_for_a_big_stack_the_work_runs_in_place(monkeypatch) -> Non
     before = sys.getrecursionlimit()
     _assert_lowered(MATCH, transpile(MATCH))
     assert sys.getrecursionlimit() == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_without_a_tree_the_tokenizer_weighs_patterns_alike(kind: str) -> None:
+    # 3.9 cannot parse match statements: there the weights come from tokens.
+    import ast
+
+    from spam_transpile.parse import (
+        _heaviest_pattern_from_tokens,
+        _heaviest_pattern_from_tree,
+    )
+
+    for depth in (1, 3, 9, 17):
+        source = (
+            f"x = 1\nmatch v:\n    case {_nest(kind, depth)} if f(((1)),):\n"
+            "        pass\n    case {'a': [1, (2,)]}:  # ((((\n        pass\n"
+        )
+        from_tokens = _heaviest_pattern_from_tokens(source)
+        from_tree = _heaviest_pattern_from_tree(ast.parse(source), source.split("\n"))
+        assert from_tokens is not None and from_tree is not None
+        assert from_tokens[:2] == from_tree[:2]
