@@ -33,7 +33,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 for _path in (str(ROOT), str(ROOT / "tests")):
@@ -364,6 +364,7 @@ def run(
     time_limit: float = TIME_LIMIT,
     target_sample: int = 20,
     seeds: Optional[List[Tuple[str, str]]] = None,
+    progress: int = 0,
 ) -> Report:
     seeds = seeds if seeds is not None else seed_files()
     chooser = random.Random(seed)
@@ -373,8 +374,11 @@ def run(
         work.append((name, text, seed * 1_000_003 + number, time_limit))
     report = Report()
     lowered: List[Result] = []
-    results = _map(work, jobs)
-    for name, result in results:
+    for done, (name, result) in enumerate(_map(work, jobs), 1):
+        if progress and done % progress == 0:
+            print(
+                f"  {done} mutants: {dict(sorted(report.counts.items()))}", flush=True
+            )
         report.counts[result.outcome] += 1
         report.slowest = max(report.slowest, result.seconds)
         if result.outcome.startswith("problem"):
@@ -387,11 +391,12 @@ def run(
     return report
 
 
-def _map(work: list, jobs: int) -> List[Tuple[str, Result]]:
+def _map(work: list, jobs: int) -> Iterator[Tuple[str, Result]]:
     if jobs <= 1:
-        return [_job(item) for item in work]
+        yield from map(_job, work)
+        return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_job, work, chunksize=4))
+        yield from pool.map(_job, work, chunksize=4)
 
 
 _COMPILE_MANY = """
@@ -445,7 +450,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     seeds = seed_files()
     start = time.perf_counter()
     report = run(
-        args.count, args.seed, args.jobs, args.time_limit, args.target_sample, seeds
+        args.count,
+        args.seed,
+        args.jobs,
+        args.time_limit,
+        args.target_sample,
+        seeds,
+        progress=200,
     )
     print(
         f"{args.count} mutants of {len(seeds)} seeds in "
