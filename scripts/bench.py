@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import inspect
 import json
 import math
 import os
@@ -260,25 +259,14 @@ def load_programs(selected: Sequence[str]) -> List[Program]:
 
 
 def readable_lowering() -> Tuple[str, Callable[[str, str, str], str]]:
-    """How to get the readable layout: the ``layout=`` keyword once ``transpile``
-    has it, else the keep-lines output passed through ``readable_layout``."""
-    if "layout" in inspect.signature(spam_transpile.transpile).parameters:
+    """How the readable layout is made: ``transpile(..., layout="readable")``."""
 
-        def by_keyword(source: str, target: str, filename: str) -> str:
-            # Passed as ** so that type checkers accept it before and after.
-            layout = {"layout": READABLE}
-            return spam_transpile.transpile(
-                source, target=target, filename=filename, **layout
-            )
+    def by_keyword(source: str, target: str, filename: str) -> str:
+        return spam_transpile.transpile(
+            source, target=target, filename=filename, layout=READABLE
+        )
 
-        return "transpile(..., layout='readable')", by_keyword
-    from spam_transpile.files.write import readable_layout
-
-    def by_formatter(source: str, target: str, filename: str) -> str:
-        keep = spam_transpile.transpile(source, target=target, filename=filename)
-        return readable_layout(source, keep)
-
-    return "files.write.readable_layout(source, keep-lines output)", by_formatter
+    return "transpile(..., layout='readable')", by_keyword
 
 
 def lower_all(

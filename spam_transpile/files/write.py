@@ -3,13 +3,12 @@
 Sources are decoded as CPython would (PEP 263 coding cookie, UTF-8 BOM) and
 newlines are kept as they are; outputs are written in the same encoding via a
 temporary file in the destination folder and an atomic rename, keeping the
-source's permission bits. This module also holds the two output layouts
-(``keep-lines``, the default, and ``readable``) and the unified diff.
+source's permission bits. This module also holds the unified diff (the
+layouts are the lowering's: :mod:`spam_transpile.lowering.readable`).
 """
 
 from __future__ import annotations
 
-import ast
 import io
 import os
 import re
@@ -21,14 +20,10 @@ from pathlib import Path
 from typing import (
     BinaryIO,
     Callable,
-    Iterable,
     List,
     NamedTuple,
     Optional,
-    Sequence,
-    Set,
     Tuple,
-    Union,
 )
 
 from spam_transpile.errors import TranspileError
@@ -41,7 +36,6 @@ except ImportError:  # Windows: no advisory locks, see _abandoned
     fcntl = None  # type: ignore[assignment]
 
 LAYOUTS = ("keep-lines", "readable")
-READABLE_LINE_LENGTH = 88
 
 
 # NamedTuples and plain classes, not dataclasses: those are slow to create
@@ -443,378 +437,11 @@ def unified_diff(before: str, after: str, name: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-# --------------------------------------------------------------------------
-# Layouts
-# --------------------------------------------------------------------------
-
-
-def changed_lines(source: str, output: str) -> List[int]:
-    """1-based numbers of the lines the keep-lines layout rewrote.
-
-    The keep-lines output has exactly the source's lines, so a line-by-line
-    comparison finds every generated statement.
-    """
-    pairs = zip(source.splitlines(), output.splitlines())
-    return [number for number, (a, b) in enumerate(pairs, 1) if a != b]
-
-
-def readable_layout(
-    source: str, output: str, *, line_length: int = READABLE_LINE_LENGTH
-) -> str:
-    """Lay out the generated statements of ``output`` for people to read.
-
-    Only the lines the transpiler rewrote are touched: black formats them
-    when an installed black supports line ranges (23.11+), otherwise the
-    built-in splitter breaks long generated lines inside their brackets.
-    Either result is kept only if it has the same AST as ``output``;
-    otherwise the keep-lines output is returned unchanged.
-    """
-    lines = changed_lines(source, output)
-    if not lines:
-        return output
-    for formatter in (_format_with_black, _split_long_lines):
-        result = formatter(output, lines, line_length)
-        if result is not None and _same_ast(output, result):
-            return result
-    return output
-
-
-def _format_with_black(
-    text: str, lines: Sequence[int], line_length: int
-) -> Optional[str]:
-    try:
-        import black
-    except ImportError:
-        return None
-    ranges = _ranges(lines)
-    try:
-        mode = black.Mode(line_length=line_length)
-        return black.format_str(text, mode=mode, lines=ranges)
-    except TypeError:
-        # black before 23.11 has no ``lines`` argument.
-        return None
-    except Exception:
-        # black refusing the file (its parser lags CPython's) is not our error.
-        return None
-
-
-def _ranges(lines: Sequence[int]) -> List[Tuple[int, int]]:
-    ranges: List[Tuple[int, int]] = []
-    for number in lines:
-        if ranges and ranges[-1][1] == number - 1:
-            ranges[-1] = (ranges[-1][0], number)
-        else:
-            ranges.append((number, number))
-    return ranges
-
-
-def _same_ast(before: str, after: str) -> bool:
-    try:
-        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-
-
-# The built-in splitter: a logical line becomes a tree of leaves (tokens) and
-# bracket groups; a group too long for the line is exploded, one item per
-# line, items cut after commas and before comprehension/boolean keywords.
-# Breaking lines only inside brackets never changes what the code means.
-
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
-_CLOSERS = set(_OPENERS.values())
-_BREAK_BEFORE = {"for", "if", "else", "and", "or", "async"}
-_INDENT = "    "
-
-
-class _Leaf(NamedTuple):
-    text: str
-    space_before: str
-
-
-class _Group:
-    def __init__(self, opener: _Leaf) -> None:
-        self.opener = opener
-        self.children: List["_Node"] = []
-        self.closer: Optional[_Leaf] = None
-
-    @property
-    def space_before(self) -> str:
-        return self.opener.space_before
-
-    def flat(self) -> str:
-        closer = self.closer.text if self.closer else ""
-        return self.opener.text + _flat(self.children) + closer
-
-
-_Node = Union[_Leaf, _Group]
-
-
-def _flat(nodes: Sequence[_Node]) -> str:
-    parts = []
-    for index, node in enumerate(nodes):
-        text = node.flat() if isinstance(node, _Group) else node.text
-        parts.append((node.space_before if index else "") + text)
-    return "".join(parts)
-
-
-def _split_long_lines(
-    text: str, lines: Sequence[int], line_length: int
-) -> Optional[str]:
-    physical = text.splitlines(keepends=True)
-    try:
-        logical = list(_logical_lines(text))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return None
-    wanted: Set[int] = set(lines)
-    # Replace from the bottom so earlier line numbers stay valid.
-    for first, last, tokens in reversed(logical):
-        if not wanted.intersection(range(first, last + 1)):
-            continue
-        if all(
-            len(physical[n - 1].rstrip("\r\n")) <= line_length
-            for n in range(first, last + 1)
-        ):
-            continue
-        rendered = _render_logical_line(tokens, physical, first, line_length)
-        if rendered is None:
-            continue
-        ending = _line_ending(physical[last - 1])
-        physical[first - 1 : last] = [line + ending for line in rendered]
-    return "".join(physical)
-
-
-def _line_ending(line: str) -> str:
-    for ending in ("\r\n", "\n", "\r"):
-        if line.endswith(ending):
-            return ending
-    return ""
-
-
-def _logical_lines(text: str) -> Iterable[Tuple[int, int, List[tokenize.TokenInfo]]]:
-    """(first line, last line, tokens) of every logical line of ``text``."""
-    skip = {tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
-    current: List[tokenize.TokenInfo] = []
-    for token in tokenize.generate_tokens(io.StringIO(text).readline):
-        if token.type in skip:
-            continue
-        if token.type == tokenize.NEWLINE:
-            if current:
-                yield current[0].start[0], token.start[0], current
-            current = []
-        elif token.type == tokenize.NL and not _open_brackets(current):
-            current = []  # a blank or comment-only line
-        else:
-            current.append(token)
-
-
-def _open_brackets(tokens: Sequence[tokenize.TokenInfo]) -> bool:
-    depth = 0
-    for token in tokens:
-        if token.type == tokenize.OP and token.string in _OPENERS:
-            depth += 1
-        elif token.type == tokenize.OP and token.string in _CLOSERS:
-            depth -= 1
-    return depth > 0
-
-
-def _render_logical_line(
-    tokens: List[tokenize.TokenInfo], physical: List[str], first: int, line_length: int
-) -> Optional[List[str]]:
-    leaves = _leaves(tokens, physical)
-    if leaves is None:
-        return None
-    nodes = _tree(leaves)
-    if nodes is None:
-        return None
-    first_line = physical[first - 1]
-    indent = first_line[: len(first_line) - len(first_line.lstrip(" \t"))]
-    writer = _Writer(indent, line_length)
-    writer.emit(nodes, indent)
-    return writer.finish()
-
-
-def _leaves(
-    tokens: List[tokenize.TokenInfo], physical: List[str]
-) -> Optional[List[_Leaf]]:
-    leaves: List[_Leaf] = []
-    previous_end: Optional[Tuple[int, int]] = None
-    index = 0
-    depth = 0
-    while index < len(tokens):
-        token = tokens[index]
-        end = token.end
-        text = token.string
-        if token.type == getattr(tokenize, "FSTRING_START", -1):
-            # 3.12+ splits f-strings into parts; keep each one whole, since
-            # older Pythons do not allow line breaks inside them.
-            index, end = _fstring_end(tokens, index)
-            text = _slice(physical, token.start, end)
-        elif token.type == tokenize.NL:
-            index += 1
-            continue
-        elif token.type == tokenize.COMMENT and depth:
-            return None  # a comment inside brackets pins its line; leave it
-        if token.type == tokenize.OP and text in _OPENERS:
-            depth += 1
-        elif token.type == tokenize.OP and text in _CLOSERS:
-            depth -= 1
-        leaves.append(
-            _Leaf(text, _space_between(previous_end, token, physical, leaves))
-        )
-        previous_end = end
-        index += 1
-    return leaves
-
-
-def _fstring_end(
-    tokens: List[tokenize.TokenInfo], index: int
-) -> Tuple[int, Tuple[int, int]]:
-    nesting = 0
-    while True:
-        kind = tokens[index].type
-        # FSTRING_START/END exist from 3.12 (only then are there such tokens).
-        if kind == getattr(tokenize, "FSTRING_START", -1):
-            nesting += 1
-        elif kind == getattr(tokenize, "FSTRING_END", -1):
-            nesting -= 1
-            if nesting == 0:
-                return index, tokens[index].end
-        index += 1
-
-
-def _slice(physical: List[str], start: Tuple[int, int], end: Tuple[int, int]) -> str:
-    if start[0] == end[0]:
-        return physical[start[0] - 1][start[1] : end[1]]
-    middle = physical[start[0] : end[0] - 1]
-    return "".join(
-        [physical[start[0] - 1][start[1] :], *middle, physical[end[0] - 1][: end[1]]]
-    )
-
-
-def _space_between(
-    previous_end: Optional[Tuple[int, int]],
-    token: tokenize.TokenInfo,
-    physical: List[str],
-    leaves: List[_Leaf],
-) -> str:
-    if previous_end is None:
-        return ""
-    if previous_end[0] == token.start[0]:
-        return physical[token.start[0] - 1][previous_end[1] : token.start[1]]
-    # The tokens were on different lines: one space, none next to brackets.
-    if token.string in _CLOSERS or token.string == "," or leaves[-1].text in _OPENERS:
-        return ""
-    return " "
-
-
-def _tree(leaves: List[_Leaf]) -> Optional[List[_Node]]:
-    root: List[_Node] = []
-    stack: List[_Group] = []
-    for leaf in leaves:
-        siblings = stack[-1].children if stack else root
-        if leaf.text in _OPENERS:
-            group = _Group(opener=leaf)
-            siblings.append(group)
-            stack.append(group)
-        elif leaf.text in _CLOSERS:
-            if not stack or _OPENERS[stack[-1].opener.text] != leaf.text:
-                return None
-            stack.pop().closer = leaf
-        else:
-            siblings.append(leaf)
-    return None if stack else root
-
-
-def _items(children: List[_Node]) -> List[List[_Node]]:
-    """Split a group's children where a line break reads naturally."""
-    items: List[List[_Node]] = [[]]
-    in_lambda_parameters = False
-    for node in children:
-        text = node.text if isinstance(node, _Leaf) else None
-        previous = items[-1][-1] if items[-1] else None
-        after_async = isinstance(previous, _Leaf) and previous.text == "async"
-        if text in _BREAK_BEFORE and items[-1] and not after_async:
-            items.append([])
-        items[-1].append(node)
-        # ``lambda a, b: ...`` reads as one unit; its commas are no break.
-        if text == "lambda":
-            in_lambda_parameters = True
-        elif text == ":":
-            in_lambda_parameters = False
-        elif text == "," and not in_lambda_parameters:
-            items.append([])
-    return [item for item in items if item]
-
-
-class _Writer:
-    def __init__(self, indent: str, line_length: int) -> None:
-        self.lines: List[str] = []
-        self.current = indent
-        self.line_length = line_length
-
-    def at_line_start(self) -> bool:
-        return not self.current.strip()
-
-    def emit(self, nodes: List[_Node], indent: str) -> None:
-        for index, node in enumerate(nodes):
-            space = "" if self.at_line_start() else node.space_before
-            if isinstance(node, _Leaf):
-                self.current += space + node.text
-                continue
-            needed = (
-                len(self.current) + len(space) + len(node.flat()) + _tail(nodes, index)
-            )
-            if needed <= self.line_length or not node.children:
-                self.current += space + node.flat()
-            else:
-                self.explode(node, space, indent)
-
-    def explode(self, group: _Group, space: str, indent: str) -> None:
-        self.current += space + group.opener.text
-        inner = indent + _INDENT
-        for item in _items(group.children):
-            self.newline(inner)
-            self.emit(item, inner)
-        self.newline(indent)
-        self.current += group.closer.text if group.closer else ""
-
-    def newline(self, indent: str) -> None:
-        self.lines.append(self.current.rstrip())
-        self.current = indent
-
-    def finish(self) -> List[str]:
-        self.lines.append(self.current.rstrip())
-        return self.lines
-
-
-def _tail(nodes: List[_Node], index: int) -> int:
-    """Width of the leaves that must follow ``nodes[index]`` on its line."""
-    width = 0
-    for node in nodes[index + 1 :]:
-        if isinstance(node, _Group):
-            break
-        width += len(node.space_before) + len(node.text)
-    return width
-
-
-def black_supports_line_ranges() -> bool:
-    """Whether the installed black can format only some lines (for docs/tests)."""
-    try:
-        import inspect
-
-        import black
-    except ImportError:
-        return False
-    return "lines" in inspect.signature(black.format_str).parameters
-
-
 __all__ = [
     "LAYOUTS",
     "TEMP_SUFFIX",
     "ChangedDuringRun",
     "SourceFile",
-    "black_supports_line_ranges",
-    "changed_lines",
     "copy_atomic",
     "decode_source",
     "describe_os_error",
@@ -824,7 +451,6 @@ __all__ = [
     "is_temporary_name",
     "read_bytes",
     "read_source",
-    "readable_layout",
     "remove_abandoned_temporaries",
     "remove_if_abandoned",
     "same_file_copy",

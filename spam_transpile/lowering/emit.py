@@ -20,7 +20,6 @@ from typing import Callable, List, Optional, Tuple
 from spam_transpile.lowering.ir import (
     All,
     AnyOf,
-    Choice,
     Cond,
     LoweredPattern,
     Test,

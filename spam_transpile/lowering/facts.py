@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -120,17 +120,22 @@ def _known_class(
 def _literal_match_args(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
     found: Optional[Tuple[str, ...]] = None
     for statement in node.body:
-        targets = []
+        targets: List[ast.expr] = []
+        value: Optional[ast.expr] = None
         if isinstance(statement, ast.Assign):
-            targets = statement.targets
+            targets, value = statement.targets, statement.value
         elif isinstance(statement, ast.AnnAssign):
-            targets = [statement.target]
+            targets, value = [statement.target], statement.value
         for target in targets:
             if isinstance(target, ast.Name) and target.id == "__match_args__":
-                value = statement.value
                 if found is not None or not _is_str_tuple(value):
                     return None
-                found = tuple(e.value for e in value.elts)  # type: ignore[union-attr]
+                assert isinstance(value, ast.Tuple)
+                found = tuple(
+                    e.value
+                    for e in value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
     return found
 
 

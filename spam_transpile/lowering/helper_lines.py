@@ -15,7 +15,6 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from spam_transpile.errors import TranspileError
 from spam_transpile.lowering.runtime import PARTS, helper_statement, helper_statements
 
 LINE_LIMIT = 400
@@ -50,7 +49,7 @@ def place_helper(
     module: cst.Module, name: str, used: Iterable[str], filename: str
 ) -> cst.Module:
     statements = helper_statements(name, used)
-    body = list(module.body)
+    body: List[cst.BaseStatement] = list(module.body)
     start = _first_free_statement(body)
     slots = _slots(module, body, start)
     if not slots:
@@ -78,7 +77,7 @@ def place_helper(
 
 def has_slots(module: cst.Module) -> bool:
     """False when no line runs before every match statement could run."""
-    body = list(module.body)
+    body: List[cst.BaseStatement] = list(module.body)
     return bool(_slots(module, body, _first_free_statement(body)))
 
 
@@ -95,6 +94,10 @@ def on_match_line(name: str, inside_scope: bool) -> List[cst.BaseSmallStatement]
         )
         for text in texts
     ]
+
+
+def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    return getattr(statement, "leading_lines", ())
 
 
 def _first_free_statement(body: Sequence[cst.BaseStatement]) -> int:
@@ -141,7 +144,7 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> Lis
         slots.append(("end", start - 1, 0, LINE_LIMIT - _width(module, previous)))
     for index in range(start, len(body)):
         statement = body[index]
-        for line, empty in enumerate(statement.leading_lines):
+        for line, empty in enumerate(_leading_lines(statement)):
             if empty.comment is None and not empty.whitespace.value:
                 slots.append(("blank", index, line, LINE_LIMIT))
         width = _width(module, statement)
@@ -263,7 +266,7 @@ def _fill(
 ) -> cst.BaseStatement:
     if kind == "inner":
         first = _inner_line(statement)
-        assert first is not None
+        assert first is not None and isinstance(statement, (cst.For, cst.If, cst.While))
         body = statement.body
         assert isinstance(body, cst.IndentedBlock)
         filled = _fill(first, "start", 0, group)
@@ -281,7 +284,7 @@ def _fill(
         ]
         return statement.with_changes(body=[*extra, *statement.body])
     if kind == "blank":
-        lines = list(statement.leading_lines)
+        lines = list(_leading_lines(statement))
         lines[line] = cst.EmptyLine(indent=False, comment=RawLine("; ".join(group)))
         return statement.with_changes(leading_lines=lines)
     assert isinstance(statement, cst.SimpleStatementLine)

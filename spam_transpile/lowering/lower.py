@@ -22,7 +22,7 @@ from __future__ import annotations
 import builtins
 import re
 import unicodedata
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -63,7 +63,7 @@ class Lowering:
     """Lowers patterns of one module."""
 
     def __init__(
-        self, names: Names, code: "cst.Module.code_for_node", facts: ModuleFacts
+        self, names: Names, code: Callable[[cst.CSTNode], str], facts: ModuleFacts
     ) -> None:
         self.names = names
         self.code = code
@@ -186,14 +186,16 @@ def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered
 
 
 def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
-    values = [e.pattern for e in p.patterns]
+    literals = [e.pattern for e in p.patterns]
     if all(
-        isinstance(e, cst.MatchValue) and _is_number_or_text(e.value) for e in values
+        isinstance(e, cst.MatchValue) and _is_number_or_text(e.value) for e in literals
     ):
         # ``v in (lit, ...)`` compares ``lit == v`` after an identity test:
         # for number, string and bytes literals that is ``v == lit``.
-        literals = ", ".join(low.expr(e.value) for e in values)  # type: ignore[union-attr]
-        return Test(f"{_atom(v.text)} in ({literals})", "eq", v.text), []
+        text = ", ".join(
+            low.expr(e.value) for e in literals if isinstance(e, cst.MatchValue)
+        )
+        return Test(f"{_atom(v.text)} in ({text})", "eq", v.text), []
     lowered = [low.lower(element.pattern, v) for element in p.patterns]
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
@@ -224,9 +226,9 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
             (rest, dict(bindings).get(name, "None"))
             for rest, (_, bindings) in zip(rests, lowered)
         )
-        values = {_value_key(value) for _, value in options}
+        keys = {_value_key(value) for _, value in options}
         # The same path in every alternative needs no choice.
-        if len(values) == 1:
+        if len(keys) == 1:
             out.append((name, options[0][1]))
         else:
             out.append((name, Choice(options)))

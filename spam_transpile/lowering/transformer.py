@@ -43,7 +43,7 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
-from spam_transpile.lowering.names import TEMP_PREFIX, Names
+from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -470,7 +470,8 @@ class SubjectFacts:
             number = 1 if test.fact == "sequence" else 2
             return Test(f"{self.kind} == {number}", "kind", test.path, test.fact)
         if test.kind == "len" and self.length and self._on_subject(test):
-            op, n = test.fact  # type: ignore[misc]
+            assert isinstance(test.fact, tuple)
+            op, n = test.fact
             return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
         return test
 
