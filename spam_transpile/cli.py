@@ -685,7 +685,8 @@ CONFIGURABLE = (
     "--gitignore/--no-gitignore",
     default=True,
     show_default=True,
-    help="Skip what the project root's .gitignore ignores, in folders given.",
+    help="Skip what .gitignore files (the project root's and below) ignore, "
+    "in folders given.",
 )
 @click.option(
     "-j",
@@ -864,7 +865,7 @@ def _plan(
         exclude=tuple(options["exclude"]),
         extend_exclude=tuple(options["extend_exclude"]),
         force_exclude=tuple(options["force_exclude"]),
-        gitignore=_gitignore(root) if options["gitignore"] else (),
+        gitignore=options["gitignore"],
     )
     try:
         return make_plan(
@@ -897,15 +898,6 @@ def _stat_cache(
     )
     stat_cache.load()
     return stat_cache
-
-
-def _gitignore(root: Path) -> Tuple[str, ...]:
-    """The patterns of the project root's ``.gitignore`` (none if unreadable)."""
-    try:
-        text = (root / ".gitignore").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ()
-    return tuple(text.splitlines())
 
 
 def _describe_settings(

@@ -326,16 +326,22 @@ def test_gitignore_is_respected_in_tree_runs(tmp_path: Path) -> None:
             "src/generated/g.py": MATCHING,
             "src/x_tmp.py": MATCHING,
             "src/keep_tmp.py": MATCHING,
+            # A nested .gitignore applies below its own folder.
+            "src/sub/.gitignore": "local_*.py\n",
+            "src/sub/local_x.py": MATCHING,
+            "src/local_y.py": MATCHING,
         },
     )
     (tmp_path / ".git").mkdir()
     found = invoke([str(tmp_path / "src"), "--check", "-j", "1"])
-    assert sorted(_would(found.stderr)) == ["a.py", "keep_tmp.py"]
+    assert sorted(_would(found.stderr)) == ["a.py", "keep_tmp.py", "local_y.py"]
     everything = invoke([str(tmp_path / "src"), "--check", "--no-gitignore", "-j", "1"])
     assert sorted(_would(everything.stderr)) == [
         "a.py",
         "g.py",
         "keep_tmp.py",
+        "local_x.py",
+        "local_y.py",
         "x_tmp.py",
     ]
     # A file named on the command line is taken, ignored or not.
@@ -345,7 +351,7 @@ def test_gitignore_is_respected_in_tree_runs(tmp_path: Path) -> None:
         "[tool.spam-transpile]\ngitignore = false\n"
     )
     configured = invoke([str(tmp_path / "src"), "--check", "-j", "1"])
-    assert len(_would(configured.stderr)) == 4
+    assert len(_would(configured.stderr)) == 6
 
 
 def _would(stderr: str) -> List[str]:

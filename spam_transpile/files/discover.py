@@ -10,8 +10,8 @@ Globs follow ``.gitignore`` rules (pathspec, as black uses): a pattern
 without ``/`` matches a file or folder name at any depth (``__pycache__``,
 ``*.egg-info``); a pattern with ``/`` matches the path relative to the
 project root (``src/generated/**``); ``**`` spans folders, a trailing ``/``
-means a folder and ``!`` re-includes. The project root's ``.gitignore`` is
-one more list of exclusions for walked folders.
+means a folder and ``!`` re-includes. The ``.gitignore`` files of the
+project root and the folders below it exclude more in walked folders.
 """
 
 from __future__ import annotations
@@ -125,24 +125,65 @@ class UsageProblem(Exception):
     """The paths and -o together make no sense (output inside the input, ...)."""
 
 
+class _GitIgnores:
+    """The ``.gitignore`` files of the project root and the folders below it.
+
+    Each is read once, the first time a path below its folder is asked
+    about, and its patterns apply relative to its own folder, as git applies
+    them (a deeper file's ``!pattern`` does not undo a shallower one's).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self._specs: Dict[str, Optional[pathspec.GitIgnoreSpec]] = {}
+
+    def ignore(self, relative: str) -> bool:
+        suffix = "/" if relative.endswith("/") else ""
+        parts = relative.rstrip("/").split("/")
+        for depth in range(len(parts)):
+            spec = self._spec("/".join(parts[:depth]))
+            if spec is not None and spec.match_file("/".join(parts[depth:]) + suffix):
+                return True
+        return False
+
+    def _spec(self, folder: str) -> Optional[pathspec.GitIgnoreSpec]:
+        if folder not in self._specs:
+            path = os.path.join(self.root, folder, ".gitignore")
+            # A stat first: a tree without .gitignore files opens none.
+            if not os.path.isfile(path):
+                self._specs[folder] = None
+                return None
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:  # none here (or unreadable: nothing to respect)
+                self._specs[folder] = None
+            else:
+                self._specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
+        return self._specs[folder]
+
+
 class _GlobSet:
     """Globs with ``.gitignore`` semantics (pathspec), asked about relative paths.
 
-    Several pattern lists (the exclusions, the project's ``.gitignore``)
-    stay separate specs, so a ``!pattern`` in one cannot undo another.
-    A folder is asked about as ``path/``, so ``docs/_build/`` matches it.
+    The exclusions and the project's ``.gitignore`` files stay separate
+    specs, so a ``!pattern`` in one cannot undo another. A folder is asked
+    about as ``path/``, so ``docs/_build/`` matches it.
     """
 
-    def __init__(self, *pattern_lists: Sequence[str]) -> None:
-        self.specs = [
-            pathspec.GitIgnoreSpec.from_lines(patterns)
-            for patterns in pattern_lists
-            if any(p.strip() for p in patterns)
-        ]
+    def __init__(
+        self, patterns: Sequence[str], ignores: Optional[_GitIgnores] = None
+    ) -> None:
+        self.specs = []
+        if any(p.strip() for p in patterns):
+            self.specs.append(pathspec.GitIgnoreSpec.from_lines(patterns))
+        self.ignores = ignores
 
     def matches(self, relative: str, name: Optional[str] = None) -> bool:
         """Whether a glob matches ``relative`` (``name`` is kept for callers)."""
-        return any(spec.match_file(relative) for spec in self.specs)
+        if any(spec.match_file(relative) for spec in self.specs):
+            return True
+        return self.ignores is not None and self.ignores.ignore(relative)
 
 
 class Filters:
@@ -158,15 +199,15 @@ class Filters:
         exclude: Tuple[str, ...] = DEFAULT_EXCLUDE,
         extend_exclude: Tuple[str, ...] = (),
         force_exclude: Tuple[str, ...] = (),
-        gitignore: Tuple[str, ...] = (),
+        gitignore: bool = False,
     ) -> None:
         self.root = root
         self.include = include
         self.exclude = exclude
         self.extend_exclude = extend_exclude
         self.force_exclude = force_exclude
-        #: the lines of the project root's .gitignore (walked folders only)
-        self.gitignore = gitignore
+        #: the .gitignore files of the root and below (walked folders only)
+        self.gitignores = _GitIgnores(root) if gitignore else None
         self._compiled: Dict[Tuple[str, ...], _GlobSet] = {}
 
     def _globs(self, *kinds: str) -> _GlobSet:
@@ -174,8 +215,8 @@ class Filters:
             own = [
                 p for kind in kinds if kind != "gitignore" for p in getattr(self, kind)
             ]
-            lists = [own, self.gitignore] if "gitignore" in kinds else [own]
-            self._compiled[kinds] = _GlobSet(*lists)
+            ignores = self.gitignores if "gitignore" in kinds else None
+            self._compiled[kinds] = _GlobSet(own, ignores)
         return self._compiled[kinds]
 
     def relative(self, path: Path) -> str:
