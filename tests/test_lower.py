@@ -47,24 +47,24 @@ def _lower(pattern: str) -> str:
         pytest.param("_", "", id="wildcard-does-nothing"),
         pytest.param(
             "[a, 1]",
-            "kind _spam.kind(v) == 1\nlen len(v) == 2\neq v[1] == 1\nbind a = v[0]",
+            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) == 2\neq v[1] == 1\nbind a = v[0]",
             id="sequence-checks-then-binds-by-index",
         ),
         pytest.param(
             "[a, *_, 1]",
-            "kind _spam.kind(v) == 1\nlen len(v) >= 2\neq v[len(v) - 1] == 1\n"
+            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) >= 2\neq v[len(v) - 1] == 1\n"
             "bind a = v[0]",
             id="after-a-star-indexes-from-len-never-negative",
         ),
         pytest.param(
             "[a, *rest]",
-            "kind _spam.kind(v) == 1\nlen len(v) >= 1\n"
+            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) >= 1\n"
             "bind a = v[0]\nbind rest = _spam.items(v, 1, 0)",
             id="star-capture-is-a-list-by-index",
         ),
         pytest.param(
             "{'k': 1, 'm': m, **rest}",
-            "kind _spam.kind(v) == 2\n"
+            "kind type(v) is dict or _spam.kind(v) == 2\n"
             "eq v.get('k', _spam.MISSING) == 1\n"
             "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
             "bind m = v.get('m')\nbind rest = _spam.rest(v, ('k', 'm', ))",
@@ -72,7 +72,7 @@ def _lower(pattern: str) -> str:
         ),
         pytest.param(
             "{K.A: a, K.B: b}",
-            "kind _spam.kind(v) == 2\nlen len(v) >= 2\n"
+            "kind type(v) is dict or _spam.kind(v) == 2\nlen len(v) >= 2\n"
             "key v.get(K.A, _spam.MISSING) is not _spam.MISSING\n"
             "raise _spam.fresh(K.B, (K.A, ))\n"
             "key v.get(K.B, _spam.MISSING) is not _spam.MISSING\n"

@@ -346,7 +346,14 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
 
 def _kind_test(low: Lowering, v: Subject, kind: str) -> Test:
     number = 1 if kind == "sequence" else 2
-    return Test(f"{low.helper('kind')}({v.text}) == {number}", "kind", v.text, kind)
+    # The common exact types answer without a call (their flags cannot
+    # change: CPython's ABC registration leaves static types alone).
+    exact = low.b("list") if kind == "sequence" else low.b("dict")
+    text = (
+        f"{low.b('type')}({v.text}) is {exact} or "
+        f"{low.helper('kind')}({v.text}) == {number}"
+    )
+    return Test(text, "kind", v.text, kind)
 
 
 def _len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:

@@ -430,7 +430,7 @@ class SubjectFacts:
         if len(kind_tests) < 2:
             return
         self.kind = names.temp("kind")
-        helper = kind_tests[0].expr.split(".kind(", 1)[0]
+        helper = kind_tests[0].expr.split(".kind(", 1)[0].rsplit(" ", 1)[-1]
         self.statements.append(f"{self.kind} = {helper}.kind({subject})")
         self.temps.append(self.kind)
         first = patterns[0].cond
@@ -491,6 +491,8 @@ class MatchEmitter:
         self.names = owner.names
         self.scope = owner.scopes[-1]
         self.subject_temp: Optional[str] = None
+        #: the temporaries of a tuple subject's elements
+        self.element_temps: List[str] = []
         self.subject = self._choose_subject()
         self.layout = owner.layout
 
@@ -513,22 +515,25 @@ class MatchEmitter:
             # ``match a, b:`` over local names: no tuple, no checks.
             self.subject_info = tuple_subject(names)
             return self.subject_info.text
-        self.subject_temp = self.names.temp("subject")
-        if isinstance(subject, cst.Tuple) and not any(
-            isinstance(e, cst.StarredElement) for e in subject.elements
+        if (
+            isinstance(subject, cst.Tuple)
+            and subject.elements
+            and not any(isinstance(e, cst.StarredElement) for e in subject.elements)
         ):
-            # ``match a, b:`` has a tuple of known length as its subject.
-            info = Subject(self.subject_temp, "sequence", len(subject.elements))
-            info.elements = [
-                f"{self.subject_temp}[{i}]" for i in range(len(subject.elements))
-            ]
-            self.subject_info = info
+            # ``match a % 3, b:``: one temporary per element, no tuple.
+            self.element_temps = [self.names.temp("item") for _ in subject.elements]
+            self.subject_temp = self.element_temps[0]
+            self.subject_info = tuple_subject(self.element_temps)
+            return self.subject_info.text
+        self.subject_temp = self.names.temp("subject")
         return self.subject_temp
 
     def statements(self) -> List[cst.BaseStatement]:
         cases = list(self.node.cases)
         tests = []
-        self._all_temps = [self.subject_temp] if self.subject_temp else []
+        self._all_temps = self.element_temps or (
+            [self.subject_temp] if self.subject_temp else []
+        )
         subject = self.subject_info or Subject(self.subject)
         lowered = [
             self.owner.lowering.lower_case(case.pattern, subject) for case in cases
@@ -573,8 +578,14 @@ class MatchEmitter:
             subject = subject.with_changes(
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
             )
-        if self.subject_temp is None:
-            small: cst.BaseSmallStatement = MatchLine(subject)
+        if self.element_temps:
+            targets = [cst.Element(cst.Name(t)) for t in self.element_temps]
+            small: cst.BaseSmallStatement = MatchAssign(
+                targets=[cst.AssignTarget(cst.Tuple(targets, lpar=[], rpar=[]))],
+                value=subject,
+            )
+        elif self.subject_temp is None:
+            small = MatchLine(subject)
         else:
             small = MatchAssign(
                 targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
