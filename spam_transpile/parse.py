@@ -362,15 +362,34 @@ def _byte_slice(line: str, start: int, end: Optional[int]) -> str:
 
 def _heaviest_pattern_from_tokens(text: str) -> Optional[Tuple[int, int, int]]:
     """Without a tree (3.9, or a file CPython refuses): tokenize, and weigh
-    what follows ``case`` at the start of a logical line up to its ``:``."""
-    heaviest: Optional[Tuple[int, int, int]] = None
+    what follows ``case`` at the start of a logical line up to its ``:``.
+
+    A file the tokenizer gives up on may still hold a deep pattern LibCST
+    would backtrack over before failing: then every stretch of lines from a
+    ``case`` line to the next ``case`` or ``match`` line is weighed whole
+    (guards and bodies too: an overestimate, for a file already invalid).
+    """
+    weights: List[Tuple[int, int, int]] = []
     try:
-        for weight, line, column in _case_weights(text):
-            if heaviest is None or weight > heaviest[0]:
-                heaviest = (weight, line, column)
+        weights.extend(_case_weights(text))
     except (tokenize.TokenError, SyntaxError):
-        pass  # the file does not tokenize: LibCST fails fast on it
-    return heaviest
+        weights.extend(_case_stretch_weights(text))
+    return max(weights, default=None)
+
+
+_CASE_OR_MATCH_LINE = re.compile(r"^[ \t\f]*(case|match)\b", re.MULTILINE)
+
+
+def _case_stretch_weights(text: str) -> Iterator[Tuple[int, int, int]]:
+    starts = list(_CASE_OR_MATCH_LINE.finditer(text))
+    for found, following in zip(starts, starts[1:] + [None]):
+        if found.group(1) != "case":
+            continue
+        end = following.start() if following is not None else len(text)
+        line = text.count("\n", 0, found.start()) + 1
+        column = found.start(1) - found.start() + 1
+        stretch = text[found.start(1) : end]
+        yield nesting_weight(_pattern_tokens(stretch)), line, column
 
 
 def _case_weights(text: str) -> Iterator[Tuple[int, int, int]]:

@@ -560,3 +560,42 @@ def test_without_a_tree_the_tokenizer_weighs_patterns_alike(kind: str) -> None:
         from_tree = _heaviest_pattern_from_tree(ast.parse(source), source.split("\n"))
         assert from_tokens is not None and from_tree is not None
         assert from_tokens[:2] == from_tree[:2]
+
+
+_INVALID_AND_DEEP = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from tests.test_hostile_input import _nest
+from spam_transpile import transpile, TranspileError
+deep = "match v:\n    case " + _nest("tuple", 14) + ":\n        pass\n"
+# Found by scripts/mutation_fuzz.py (LibCST never returned): brackets never
+# closed, so the tokenizer gives up at the end of the file, past the pattern.
+found = (
+    "class Config:\n    match MODE:\n        case " + "(" * 17
+    + '["fast", *extra],,' + "),),),),),),),),),),),),),),),)"
+    + ":\n            speed = 10\n        case _:\n            speed = 0\n"
+)
+sources = [found]
+for tail in ["x = (\n", "  y = 1\n", "case (((((\n", "if x:\ny = 1\n", "'''\n"]:
+    sources += [deep + tail, tail + deep]
+for source in sources:
+    try:
+        transpile(source)
+    except TranspileError as error:
+        assert error.lineno >= 1 and error.offset >= 1, error
+    else:
+        raise AssertionError(source)
+print("ok")
+"""
+
+
+def test_invalid_files_with_deep_patterns_are_refused_quickly() -> None:
+    # CPython refuses these and the tokenizer gives up on them: LibCST must
+    # still never see the deep pattern (it would backtrack for minutes).
+    done = subprocess.run(
+        [sys.executable, "-c", _INVALID_AND_DEEP, str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.strip() == "ok", done.stderr
