@@ -74,7 +74,6 @@ from spam_transpile.files.write import (
     encode_output,
     holds,
     read_bytes,
-    readable_layout,
     remove_abandoned_temporaries,
     remove_if_abandoned,
     same_file_copy,
@@ -128,6 +127,12 @@ def transpile_with_warnings(
     return lower(source, target=target, filename=filename)
 
 
+def transpile_readable(source: str, *, target: str, filename: str) -> str:
+    from spam_transpile.pipeline import transpile
+
+    return transpile(source, target=target, filename=filename, layout="readable")
+
+
 def run_job(job: TranspileJob) -> TranspileOutcome:
     """Transpile one source; never raises, so one bad file cannot stop a run."""
     checkpoint("transpile", job.filename)  # where a test can hold one file back
@@ -142,7 +147,9 @@ def run_job(job: TranspileJob) -> TranspileOutcome:
             found = tuple((w.msg, w.lineno, w.offset) for w in warnings)
         final = keep_lines
         if job.layout == "readable" and keep_lines != job.text:
-            final = readable_layout(job.text, keep_lines)
+            final = transpile_readable(
+                job.text, target=job.target, filename=job.filename
+            )
         return TranspileOutcome(keep_lines, final, None, warnings=found)
     except TranspileError as exc:
         where = (exc.msg, exc.lineno or 1, exc.offset or 1)

@@ -65,7 +65,7 @@ def _lower(pattern: str) -> str:
         pytest.param(
             "{'k': 1, 'm': m, **rest}",
             "kind type(v) is dict or _spam.kind(v) == 2\n"
-            "eq v.get('k', _spam.MISSING) == 1\n"
+            "eq v.get('k') == 1\n"
             "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
             "bind m = v.get('m')\nbind rest = _spam.rest(v, ('k', 'm', ))",
             id="mapping-gets-with-a-sentinel-literals-in-one-test",
@@ -91,7 +91,7 @@ def _lower(pattern: str) -> str:
         ),
         pytest.param(
             "Q(0)",
-            "isinstance isinstance(v, Q)\neq getattr(v, 'a', _spam.MISSING) == 0",
+            "isinstance isinstance(v, Q)\neq getattr(v, 'a', None) == 0",
             id="literal-match-args-attribute-may-be-missing",
         ),
         pytest.param(
@@ -107,6 +107,15 @@ def _lower(pattern: str) -> str:
             "isinstance isinstance(v, P)\nany of\n  alternative\n    eq v.y == 0\n"
             "  alternative\n    eq v.x == 0\nbind x = choice(v.x, v.y)",
             id="or-pattern-shares-its-common-checks",
+        ),
+        pytest.param(
+            "{'k': [x], 'n': None, 'm': m}",
+            "kind type(v) is dict or _spam.kind(v) == 2\n"
+            "is v.get('n', _spam.MISSING) is None\n"
+            "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
+            "kind type(v.get('k')) is list or _spam.kind(v.get('k')) == 1\n"
+            "len len(v.get('k')) == 1\nbind x = v.get('k')[0]\nbind m = v.get('m')",
+            id="a-missing-key-reads-as-none-where-none-cannot-match",
         ),
     ],
 )

@@ -1601,6 +1601,48 @@ prog("mapping-keys-looked-up-with-get", _MAPPING_CALLS % '("len",)')
 # The exact protocol: len() first (too short: no lookups), then get() per key.
 prog("mapping-protocol-calls-exact", _MAPPING_CALLS % "()")
 
+# A missing key or attribute against a sub-pattern that never matches None
+# is read as None (one lookup instead of two): present-but-None values, None
+# patterns, captures and value patterns still tell missing from None.
+prog(
+    "missing-key-or-attribute-versus-none-value",
+    """
+    import collections
+    class Anything:
+        def __eq__(self, other):
+            return True
+    ANY = Anything()
+    class K:
+        ANY = ANY
+    class C:
+        def __init__(self, **kw):
+            self.__dict__.update(kw)
+    def f(v):
+        match v:
+            case {"k": str() | [] | {} as s}:
+                return ("str-seq-map", s)
+            case {"k": None}:
+                return "none"
+            case {"j": K.ANY}:
+                return "any"
+            case {"k": 1, "m": m}:
+                return ("one", m)
+            case C(a="x", b=int(b)):
+                return ("c", b)
+            case C(a=None):
+                return "c-none"
+            case C(z=K.ANY):
+                return "c-any"
+        return "no"
+    dd = collections.defaultdict(int)
+    for v in ({}, {"k": None}, {"k": "s"}, {"k": []}, {"j": None}, {"k": 1},
+              {"k": 1, "m": None}, dd, C(), C(a="x"), C(a="x", b=None),
+              C(a="x", b=3), C(a=None), C(z=None)):
+        print(f(v))
+    print(dict(dd))
+    """,
+)
+
 prog(
     "mapping-double-star-rest-protocol-calls",
     """

@@ -41,30 +41,6 @@ def walrus_binder() -> Binder:
     )
 
 
-def function_walrus_binder(
-    names: Names,
-    globals_: frozenset,
-    nonlocals: frozenset,
-    mangle: Callable[[str], str],
-) -> Binder:
-    """``:=`` in a function, except for names it declares global or nonlocal.
-
-    CPython's compiler cannot bind a ``global``/``nonlocal`` name that is
-    class-private (mangled) with ``:=`` inside a comprehension ("no binding
-    for nonlocal"), so such names are stored as before 3.8: global ones
-    through ``globals()``, nonlocal ones through their cell.
-    """
-    walrus = walrus_binder()
-    older = cell_binder(names, (3, 7), globals_, mangle)
-
-    def store(name: str, value: str) -> str:
-        if name in globals_ or (name in nonlocals and mangle(name) != name):
-            return older.store(name, value)
-        return walrus.store(name, value)
-
-    return Binder(store=store)
-
-
 def namespace_binder(namespace: str, mangle: Callable[[str], str]) -> Binder:
     """Stores through ``namespace`` (``locals()`` of a module or class body)."""
     return Binder(

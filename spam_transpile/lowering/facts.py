@@ -36,8 +36,16 @@ class KnownClass:
 
 
 class ModuleFacts:
-    def __init__(self, classes: Optional[Dict[str, KnownClass]] = None) -> None:
+    def __init__(
+        self,
+        classes: Optional[Dict[str, KnownClass]] = None,
+        statements: Optional[List[Tuple[bool, int]]] = None,
+    ) -> None:
         self._classes = classes or {}
+        #: per top-level statement of the standard tree: whether it holds a
+        #: match statement, and how many ``def`` it holds (the walk can skip
+        #: the others)
+        self.statements = statements
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -61,7 +69,19 @@ def module_facts(tree: Optional[ast.Module]) -> ModuleFacts:
             classes[node.name] = known
         elif _is_plain(node):
             plain[node.name] = True
-    return ModuleFacts(classes)
+    statements = [_statement_facts(node) for node in tree.body]
+    return ModuleFacts(classes, statements)
+
+
+def _statement_facts(node: ast.stmt) -> Tuple[bool, int]:
+    has_match = False
+    functions = 0
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Match):
+            has_match = True
+        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions += 1
+    return has_match, functions
 
 
 def _base_fields(

@@ -147,9 +147,10 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> Lis
         for line, empty in enumerate(_leading_lines(statement)):
             if empty.comment is None and not empty.whitespace.value:
                 slots.append(("blank", index, line, LINE_LIMIT))
-        width = _width(module, statement)
+        simple = isinstance(statement, cst.SimpleStatementLine)
+        width = _width(module, statement) if simple else 0
         if not _only_defines(statement):
-            if isinstance(statement, cst.SimpleStatementLine):
+            if simple:
                 slots.append(("start", index, 0, LINE_LIMIT - width))
             elif _inner_line(statement) is not None:
                 slots.append(("inner", index, 0, LINE_LIMIT))

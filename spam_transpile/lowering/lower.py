@@ -374,8 +374,36 @@ def _literal_test(
     if isinstance(pattern, cst.MatchSingleton):
         return Test(f"{read} is {pattern.value.value}", "is", read)
     if isinstance(pattern, cst.MatchValue) and _is_literal_key(pattern.value):
+        # No number, string or bytes literal equals None either: a missing
+        # value can read as None.
+        if _is_number_or_text(pattern.value):
+            read = _none_default(read)
         return Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
     return None
+
+
+def _none_default(read: str) -> str:
+    """``v.get(k, MISSING)`` -> ``v.get(k)``; ``getattr(v, a, MISSING)`` ->
+    ``getattr(v, a, None)``."""
+    head, _, _ = read.rpartition(", ")
+    return head + ", None)" if "getattr(" in read.split(",", 1)[0] else head + ")"
+
+
+def _rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
+    """True if ``pattern`` never matches None (so a missing key or attribute,
+    read as None, fails it just as CPython's missing value does)."""
+    if isinstance(pattern, cst.MatchAs):
+        return pattern.pattern is not None and _rejects_none(low, pattern.pattern)
+    if isinstance(pattern, cst.MatchOr):
+        return all(_rejects_none(low, e.pattern) for e in pattern.patterns)
+    if isinstance(pattern, (cst.MatchList, cst.MatchTuple, cst.MatchMapping)):
+        return True  # None is neither a sequence nor a mapping
+    if isinstance(pattern, cst.MatchClass) and isinstance(pattern.cls, cst.Name):
+        name = pattern.cls.value
+        if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
+            return True
+        return low.facts.known_class(name) is not None
+    return False
 
 
 def _is_literal_key(key: cst.BaseExpression) -> bool:
@@ -410,7 +438,10 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
             # The sentinel equals no literal: one test checks both.
             tests.append(literal)
             continue
-        tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
+        if not _rejects_none(low, element.pattern):
+            tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
+        # else ``get`` returns None for a missing key, which the sub-pattern
+        # rejects as it would reject the missing key.
         values.append((element, Subject(f"{get}({key})")))
     for element, value in values:
         cond, inner = low.lower(element.pattern, value)
@@ -486,16 +517,26 @@ def _keyword_reads(
             if literal is not None:
                 tests.append(literal)
                 continue
-        subs.append((pattern, _attribute(low, v, attribute, tests, known_fields)))
+        subs.append(
+            (pattern, _attribute(low, v, attribute, tests, known_fields, pattern))
+        )
     return subs
 
 
 def _attribute(
-    low: Lowering, v: Subject, attribute: str, tests: List[Cond], known: Sequence[str]
+    low: Lowering,
+    v: Subject,
+    attribute: str,
+    tests: List[Cond],
+    known: Sequence[str],
+    pattern: Optional[cst.MatchPattern] = None,
 ) -> Subject:
     if attribute.isidentifier() and attribute in known:
         # A dataclass's __init__ always sets its fields.
         return Subject(f"{_atom(v.text)}.{attribute}")
+    if pattern is not None and _rejects_none(low, pattern):
+        # A missing attribute reads as None, which the sub-pattern rejects.
+        return Subject(f"{low.b('getattr')}({v.text}, {attribute!r}, None)")
     missing = low.helper("MISSING")
     read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
     # getattr() with a default swallows AttributeError only, as match_class does.

@@ -116,6 +116,7 @@ class MatchLowering(cst.CSTTransformer):
         # (scopes.functions_in_order); None: work them out per function.
         self._functions = functions
         self._function_index = 0
+        self._skip: Dict[int, int] = {}
         self.module = module
         self.names = names
         self.filename = filename
@@ -140,7 +141,41 @@ class MatchLowering(cst.CSTTransformer):
         # still searched for ``:=``, which the target could not run.
         if isinstance(node, cst.BaseExpression) and self.target >= (3, 8):
             return False
+        skipped = self._skip.get(id(node))
+        if skipped is not None:
+            # A top-level statement without a match statement: nothing to do
+            # inside, but its ``def`` count in the list of stable locals.
+            self._function_index += skipped
+            return False
         return super().on_visit(node)
+
+    def on_leave(
+        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
+    ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
+        if id(original_node) in self._skip:
+            return updated_node  # its visit_* never ran: neither may leave_*
+        return super().on_leave(original_node, updated_node)
+
+    def _skippable(self, module: cst.Module) -> Dict[int, int]:
+        """id -> number of ``def`` of the top-level statements holding no match."""
+        facts = self.lowering.facts.statements
+        if facts is None or self.target < (3, 8) or self._functions is None:
+            return {}
+        skip: Dict[int, int] = {}
+        index = 0
+        for statement in module.body:
+            size = (
+                len(statement.body)
+                if isinstance(statement, cst.SimpleStatementLine)
+                else 1
+            )
+            covered = facts[index : index + size]
+            index += size
+            if len(covered) != size:
+                return {}  # the two parsers disagree: walk everything
+            if not any(has_match for has_match, _ in covered):
+                skip[id(statement)] = sum(count for _, count in covered)
+        return skip if index == len(facts) else {}
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
         # Positions are only needed to report an error: compute them then.
@@ -201,6 +236,7 @@ class MatchLowering(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.helper_on_match_lines = not self.readable and not has_slots(node)
+        self._skip = self._skippable(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         scope = Scope(FUNCTION, node)
@@ -495,6 +531,7 @@ class MatchEmitter:
         self.element_temps: List[str] = []
         self.subject = self._choose_subject()
         self.layout = owner.layout
+        self._headers: Dict[int, str] = {}
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -686,6 +723,12 @@ class MatchEmitter:
         )
 
     def _case_header(self, case: cst.MatchCase) -> str:
+        cached = self._headers.get(id(case))
+        if cached is None:
+            cached = self._headers[id(case)] = self._case_header_text(case)
+        return cached
+
+    def _case_header_text(self, case: cst.MatchCase) -> str:
         code = self.owner.code
         text = code(case.whitespace_after_case) + code(case.pattern)
         if case.guard is not None:
@@ -700,13 +743,10 @@ class MatchEmitter:
         modern = self.owner.target >= (3, 8)
         kind = self.scope.kind
         if kind == FUNCTION:
+            # ``:=`` outside a comprehension binds global, nonlocal and
+            # class-private names like any assignment.
             binder = (
-                emit.function_walrus_binder(
-                    self.names,
-                    self.scope.declared_globals(),
-                    self.scope.declared_nonlocals(),
-                    self.owner.mangle,
-                )
+                emit.walrus_binder()
                 if modern
                 else emit.cell_binder(
                     self.names,
