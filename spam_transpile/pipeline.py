@@ -40,7 +40,6 @@ from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.parse import (
-    CPythonView,
     Unparsable,
     check_compiles,
     check_encodable,

@@ -1601,6 +1601,51 @@ prog("mapping-keys-looked-up-with-get", _MAPPING_CALLS % '("len",)')
 # The exact protocol: len() first (too short: no lookups), then get() per key.
 prog("mapping-protocol-calls-exact", _MAPPING_CALLS % "()")
 
+# Issue 10: keyword sub-patterns name attributes as CPython normalises
+# identifiers (NFKC): a fullwidth x reads attribute "x".
+prog(
+    "class-pattern-keyword-nfkc-normalised",
+    """
+    class P:
+        def __init__(self, x):
+            self.x = x
+    def f(v):
+        match v:
+            case P(\uff58=5):
+                return "five"
+            case P(\uff58=other):
+                return ("other", other)
+        return "no"
+    print(f(P(5)), f(P(6)), f(3))
+    """,
+)
+
+# Issue 10: a class body matching a namedtuple class pattern needs no name
+# the class scope cannot see.
+prog(
+    "class-body-namedtuple-and-dataclass-patterns",
+    """
+    import collections, dataclasses
+    NT = collections.namedtuple("NT", "a b")
+    @dataclasses.dataclass
+    class DC:
+        x: int
+        y: int
+    for subject in (NT(1, 2), DC(3, 4), [5, 6], {"k": 7}):
+        class C:
+            match subject:
+                case NT(_, b):
+                    found = ("nt", b)
+                case DC(x, y=y):
+                    found = ("dc", x, y)
+                case [first, *rest]:
+                    found = ("seq", first, rest)
+                case {"k": k}:
+                    found = ("map", k)
+        print(sorted(k for k in vars(C) if not k.startswith("__")), C.found)
+    """,
+)
+
 # A missing key or attribute against a sub-pattern that never matches None
 # is read as None (one lookup instead of two): present-but-None values, None
 # patterns, captures and value patterns still tell missing from None.

@@ -33,8 +33,14 @@ import os
 from pathlib import Path
 from typing import Any, Optional, Tuple
 
-from setuptools.command.build_py import build_py as _setuptools_build_py
-from setuptools.errors import BaseError as _SetuptoolsError
+# setuptools ships no type information (types-setuptools would be a test-only
+# dependency for two names).
+from setuptools.command.build_py import (  # type: ignore[import-untyped]
+    build_py as _setuptools_build_py,
+)
+from setuptools.errors import (  # type: ignore[import-untyped]
+    BaseError as _SetuptoolsError,
+)
 
 from spam_transpile.integrations import (
     BuildError,

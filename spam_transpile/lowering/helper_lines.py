@@ -51,7 +51,8 @@ def place_helper(
     statements = helper_statements(name, used)
     body: List[cst.BaseStatement] = list(module.body)
     start = _first_free_statement(body)
-    slots = _slots(module, body, start)
+    needed = sum(len(statement) + 2 for statement in statements)
+    slots = _slots(module, body, start, needed)
     if not slots:
         return module  # each match line binds the helper (has_slots said so)
     groups: List[List[str]] = [[] for _ in slots]
@@ -78,7 +79,7 @@ def place_helper(
 def has_slots(module: cst.Module) -> bool:
     """False when no line runs before every match statement could run."""
     body: List[cst.BaseStatement] = list(module.body)
-    return bool(_slots(module, body, _first_free_statement(body)))
+    return bool(_slots(module, body, _first_free_statement(body), 1))
 
 
 def on_match_line(name: str, inside_scope: bool) -> List[cst.BaseSmallStatement]:
@@ -130,7 +131,9 @@ def _is_future_import(statement: cst.BaseStatement) -> bool:
     )
 
 
-def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> List[Slot]:
+def _slots(
+    module: cst.Module, body: List[cst.BaseStatement], start: int, needed: int
+) -> List[Slot]:
     """Free places in line order, all run before any match statement can run.
 
     Blank lines and ends of simple statements, as long as every statement
@@ -143,6 +146,8 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement], start: int) -> Lis
         previous = body[start - 1]
         slots.append(("end", start - 1, 0, LINE_LIMIT - _width(module, previous)))
     for index in range(start, len(body)):
+        if sum(max(0, slot[3]) for slot in slots) >= needed:
+            break  # enough room: the rest of the module need not be read
         statement = body[index]
         for line, empty in enumerate(_leading_lines(statement)):
             if empty.comment is None and not empty.whitespace.value:

@@ -71,6 +71,8 @@ class Lowering:
         self.used_helper = False
         #: the helper's parts the module uses
         self.used_parts: set = set()
+        #: how many uses of the helper the emitters wrote so far
+        self.uses = 0
         self._helper = ""
 
     @property
@@ -83,6 +85,7 @@ class Lowering:
             found = re.findall(re.escape(self._helper) + r"\.(\w+)", text)
             self.used_parts.update(found)
             self.used_helper = self.used_helper or bool(found)
+            self.uses += len(found)
 
     def helper(self, attribute: str) -> str:
         """``_spam.<attribute>``: the emitters record what they really use."""
@@ -341,7 +344,10 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
     if star is None or i < star:
         return Subject(f"{_atom(v.text)}[{i}]")
     # CPython indexes after the star with a non-negative ``len(s) - k``.
-    return Subject(f"{_atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]")
+    if v.text.isidentifier():
+        return Subject(f"{v.text}[{low.b('len')}({v.text}) - {size - i}]")
+    # A longer path is written once (nested stars would double it each level).
+    return Subject(f"{low.helper('back')}({v.text}, {size - i})")
 
 
 def _kind_test(low: Lowering, v: Subject, kind: str) -> Test:

@@ -24,6 +24,8 @@ The output still needs nothing installed at run time. The parts:
   check and ``getattr``; None at the first missing attribute (no match).
 - ``items(v, start, end)``: a star capture, ``[v[start], ...,
   v[len(v) - end - 1]]`` by indexing (a deque cannot be sliced).
+- ``back(v, k)``: ``v[len(v) - k]``, for an item after a star in a nested
+  sequence (CPython never uses a negative index).
 - ``rest(v, keys)``: ``**rest`` of a mapping pattern.
 - ``fresh(key, earlier)``: True, or the ValueError CPython raises when a
   value-pattern key repeats an earlier key of the same mapping pattern.
@@ -124,6 +126,10 @@ _ITEMS = """\
 def items(v, start, end): return [v[i] for i in range(start, len(v) - end)]
 """
 
+_BACK = """\
+def back(v, k): return v[len(v) - k]
+"""
+
 _REST = """\
 def rest(v, keys):
     d = dict(v)
@@ -144,6 +150,7 @@ PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "cls": ((), _CLS),
     "attrs": (("MISSING",), _ATTRS),
     "items": ((), _ITEMS),
+    "back": ((), _BACK),
     "rest": ((), _REST),
     "fresh": ((), _FRESH),
 }
@@ -183,7 +190,7 @@ def helper_statement(name: str, used: Iterable[str]) -> str:
 
 
 def helper_key(text: str) -> str:
-    return "_spam_match_" + hashlib.sha1(text.encode()).hexdigest()[:12]
+    return "_spam_helper_" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
 def helper_statements(name: str, used: Iterable[str]) -> List[str]:

@@ -64,6 +64,8 @@ class Scope:
     node: Optional[cst.CSTNode] = None
     stable: Optional[frozenset] = None
     declared: Optional[Tuple[frozenset, frozenset]] = None
+    #: id of the scope's first match statement in source order
+    first_match: Optional[int] = None
 
     def declared_globals(self) -> frozenset:
         return self._declarations()[0]
@@ -149,7 +151,7 @@ class MatchLowering(cst.CSTTransformer):
             return False
         return super().on_visit(node)
 
-    def on_leave(
+    def on_leave(  # type: ignore[override]
         self, original_node: cst.CSTNode, updated_node: cst.CSTNode
     ) -> Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel[cst.CSTNode]]:
         if id(original_node) in self._skip:
@@ -217,6 +219,9 @@ class MatchLowering(cst.CSTTransformer):
             )
 
     def visit_Match(self, node: cst.Match) -> None:
+        scope = self.scopes[-1]
+        if scope.first_match is None:
+            scope.first_match = id(node)  # the scope's first in source order
         self._match_depth += 1
         if self._match_depth > 1 or self.parser_error is not None:
             return  # nested statements are checked with their outermost one
@@ -572,6 +577,7 @@ class MatchEmitter:
             [self.subject_temp] if self.subject_temp else []
         )
         subject = self.subject_info or Subject(self.subject)
+        uses_before = self.owner.lowering.uses
         lowered = [
             self.owner.lowering.lower_case(case.pattern, subject) for case in cases
         ]
@@ -587,15 +593,8 @@ class MatchEmitter:
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
         first = self._subject_statement()
-        if self.owner.lowering.used_helper and self.owner.helper_on_match_lines:
-            first = first.with_changes(
-                body=[
-                    *on_match_line(
-                        self.owner.lowering.helper_name, self.scope.kind != MODULE
-                    ),
-                    *first.body,
-                ]
-            )
+        if self.owner.helper_on_match_lines:
+            first = self._bind_helper_here(first, uses_before)
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case_if(cases[index], tests[index], index, chain)
@@ -607,6 +606,22 @@ class MatchEmitter:
         return [first, chain]
 
     # -- the match line -----------------------------------------------------
+
+    def _bind_helper_here(
+        self, first: cst.SimpleStatementLine, uses_before: int
+    ) -> cst.SimpleStatementLine:
+        """No line of the module runs before every match can: the match line
+        binds the helper. In a function or class body it is a global, declared
+        on the scope's first match line, before any use."""
+        lowering = self.owner.lowering
+        uses_it = lowering.uses > uses_before
+        first_in_scope = self.scope.first_match == id(self.original)
+        declare = self.scope.kind != MODULE and first_in_scope
+        if not (uses_it or declare):
+            return first
+        name = lowering.helper_name or lowering.helper("")[:-1]
+        extra = on_match_line(name, declare)
+        return first.with_changes(body=[*extra, *first.body])
 
     def _subject_statement(self) -> cst.SimpleStatementLine:
         subject = self.node.subject
