@@ -229,6 +229,11 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
             (rest, dict(bindings).get(name, "None"))
             for rest, (_, bindings) in zip(rests, lowered)
         )
+        # An option reading what the last one reads need not be tested.
+        while len(options) > 1 and _value_key(options[-2][1]) == _value_key(
+            options[-1][1]
+        ):
+            options = options[:-2] + options[-1:]
         keys = {_value_key(value) for _, value in options}
         # The same path in every alternative needs no choice.
         if len(keys) == 1:
