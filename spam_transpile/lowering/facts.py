@@ -24,6 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from spam_transpile.lowering.names import ast_bindings
+
 
 @dataclass(frozen=True)
 class KnownClass:
@@ -214,20 +216,6 @@ def _not_in_init(value: Optional[ast.expr]) -> bool:
 
 def _bindings(tree: ast.AST) -> Iterator[str]:
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            yield node.id
-        elif isinstance(node, ast.arg):
-            yield node.arg
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield node.name
-        elif isinstance(node, ast.alias):
-            yield node.asname or node.name.split(".")[0]
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            yield from node.names
-            yield from node.names  # a global declaration may rebind anywhere
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            yield node.name
-        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-            yield node.name
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            yield node.rest
+        yield from ast_bindings(node)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            yield from node.names  # a declaration may rebind it anywhere

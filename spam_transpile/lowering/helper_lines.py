@@ -104,14 +104,14 @@ def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
 def _first_free_statement(body: Sequence[cst.BaseStatement]) -> int:
     """Index of the first statement after the docstring and __future__ imports."""
     index = 0
-    if index < len(body) and _is_docstring(body[index]):
+    if index < len(body) and is_docstring(body[index]):
         index += 1
     while index < len(body) and _is_future_import(body[index]):
         index += 1
     return index
 
 
-def _is_docstring(statement: cst.BaseStatement) -> bool:
+def is_docstring(statement: cst.BaseStatement) -> bool:
     return (
         isinstance(statement, cst.SimpleStatementLine)
         and len(statement.body) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import re
 import sys
 import warnings
@@ -143,14 +144,15 @@ def bound_names(
     if tree is not None:
         names: Set[str] = set()
         for node in ast.walk(tree):
-            names.update(_ast_bindings(node))
+            names.update(ast_bindings(node))
         return frozenset(names)
     visitor = BoundNames()
     module.visit(visitor)
     return frozenset(visitor.names)
 
 
-def _ast_bindings(node: ast.AST) -> Iterator[str]:
+def ast_bindings(node: ast.AST) -> Iterator[str]:
+    """The names ``node`` itself binds (not its children)."""
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
         yield node.id
     elif isinstance(node, ast.arg):
@@ -188,21 +190,17 @@ class Names:
     def readable(self, hint: str) -> str:
         """A name for a variable a person would have written: ``hint``, or
         ``hint_2`` and so on when the module already uses it."""
-        candidate = hint
-        counter = 1
-        while candidate in self._taken:
-            counter += 1
-            candidate = f"{hint}_{counter}"
-        self._taken.add(candidate)
-        return candidate
+        return self._first_free(hint, (f"{hint}_{n}" for n in itertools.count(2)))
 
     def helper_name(self) -> str:
         """The one private name the module's helper is bound to."""
-        candidate = HELPER_NAME
-        counter = 0
+        others = (f"{HELPER_NAME}{n}" for n in itertools.count(1))
+        return self._first_free(HELPER_NAME, others)
+
+    def _first_free(self, first: str, others: Iterator[str]) -> str:
+        candidate = first
         while candidate in self._taken:
-            counter += 1
-            candidate = f"{HELPER_NAME}{counter}"
+            candidate = next(others)
         self._taken.add(candidate)
         return candidate
 

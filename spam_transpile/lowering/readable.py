@@ -32,6 +32,7 @@ import libcst as cst
 from spam_transpile.errors import TranspileError
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.ir import LoweredPattern, is_true
+from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
 from spam_transpile.lowering.runtime import helper_key, helper_source
 
@@ -265,17 +266,6 @@ def place_readable_helper(
 def _block_string(text: str) -> str:
     assert '"""' not in text and "\\" not in text
     return '"""\\\n' + text + '"""'
-
-
-def _is_docstring(statement: cst.BaseStatement) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(
-            statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)
-        )
-    )
 
 
 def _is_import(statement: cst.BaseStatement) -> bool:
