@@ -472,7 +472,11 @@ class SubjectFacts:
             return
         self.kind = names.temp("kind")
         helper = kind_tests[0].expr.split(".kind(", 1)[0].rsplit(" ", 1)[-1]
-        self.statements.append(f"{self.kind} = {helper}.kind({subject})")
+        # The common exact types answer without a call.
+        self.statements.append(
+            f"{self.kind} = 1 if {names.builtin('type')}({subject}) is "
+            f"{names.builtin('list')} else {helper}.kind({subject})"
+        )
         self.temps.append(self.kind)
         first = patterns[0].cond
         parts = first.parts if isinstance(first, All) else (first,)
@@ -503,8 +507,29 @@ class SubjectFacts:
         if isinstance(cond, Test):
             return self._test(cond)
         if isinstance(cond, All):
-            return All(tuple(self._cond(part) for part in cond.parts))
+            parts = list(cond.parts)
+            kept = [
+                self._cond(part)
+                for i, part in enumerate(parts)
+                if not self._implied(part, parts[i + 1 : i + 2])
+            ]
+            return All(tuple(kept))
         return AnyOf(tuple(self._cond(a) for a in cond.alternatives), cond.stores)
+
+    def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
+        """A sequence check followed by a length check on the shared length:
+        the length is -1 for anything but a sequence, so it fails alone."""
+        return (
+            bool(self.length)
+            and isinstance(part, Test)
+            and part.kind == "kind"
+            and part.fact == "sequence"
+            and self._on_subject(part)
+            and bool(following)
+            and isinstance(following[0], Test)
+            and following[0].kind == "len"
+            and self._on_subject(following[0])
+        )
 
     def _test(self, test: Test) -> Test:
         if test.kind == "kind" and self._on_subject(test):
