@@ -108,11 +108,7 @@ def render_cond(
 
 
 def _readable_test(test: Test) -> str:
-    if test.kind != "kind":
-        return test.expr
-    helper = test.expr.split(".kind(", 1)[0].rsplit(" ", 1)[-1]
-    cls = "Sequence" if test.fact == "sequence" else "Mapping"
-    return f"isinstance({test.path}, {helper}.{cls})"
+    return test.readable or test.expr
 
 
 def _operand(

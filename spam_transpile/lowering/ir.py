@@ -38,6 +38,8 @@ class Test:
     path: str = ""
     #: for kind tests: "sequence" or "mapping"; for len tests: ("==" | ">=", n)
     fact: object = None
+    #: how the readable layout spells it, when not as ``expr``
+    readable: str = ""
 
 
 @dataclass(frozen=True)

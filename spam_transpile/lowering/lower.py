@@ -68,12 +68,15 @@ class Lowering:
         self.names = names
         self.code = code
         self.facts = facts
-        self.used_helper = False
         #: the helper's parts the module uses
         self.used_parts: set = set()
         #: how many uses of the helper the emitters wrote so far
         self.uses = 0
         self._helper = ""
+
+    @property
+    def used_helper(self) -> bool:
+        return bool(self.used_parts)
 
     @property
     def helper_name(self) -> str:
@@ -84,7 +87,6 @@ class Lowering:
         if self._helper and self._helper + "." in text:
             found = re.findall(re.escape(self._helper) + r"\.(\w+)", text)
             self.used_parts.update(found)
-            self.used_helper = self.used_helper or bool(found)
             self.uses += len(found)
 
     def helper(self, attribute: str) -> str:
@@ -364,7 +366,10 @@ def _kind_test(low: Lowering, v: Subject, kind: str) -> Test:
         f"{low.b('type')}({v.text}) is {exact} or "
         f"{low.helper('kind')}({v.text}) == {number}"
     )
-    return Test(text, "kind", v.text, kind)
+    # What a type checker narrows on: the helper's classes decide as ``kind``.
+    cls = low.helper("Sequence" if kind == "sequence" else "Mapping")
+    readable = f"{low.b('isinstance')}({v.text}, {cls})"
+    return Test(text, "kind", v.text, kind, readable)
 
 
 def _len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:
@@ -375,12 +380,13 @@ def _len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:
 
 
 def _literal_test(
-    low: Lowering, pattern: cst.MatchPattern, read: str
+    low: Lowering, pattern: cst.MatchPattern, read: str, read_or_none: str
 ) -> Optional[Test]:
     """``read == literal`` for a literal or singleton pattern, else None.
 
-    Only literals: their ``__eq__`` is known never to equal the sentinel a
-    missing key or attribute reads as; a value pattern's ``__eq__`` could.
+    ``read`` gives the sentinel for a missing key or attribute,
+    ``read_or_none`` gives None. Only literals: their ``__eq__`` is known never
+    to equal the sentinel; a value pattern's ``__eq__`` could.
     """
     if isinstance(pattern, cst.MatchSingleton):
         return Test(f"{read} is {pattern.value.value}", "is", read)
@@ -388,16 +394,9 @@ def _literal_test(
         # No number, string or bytes literal equals None either: a missing
         # value can read as None.
         if _is_number_or_text(pattern.value):
-            read = _none_default(read)
+            read = read_or_none
         return Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
     return None
-
-
-def _none_default(read: str) -> str:
-    """``v.get(k, MISSING)`` -> ``v.get(k)``; ``getattr(v, a, MISSING)`` ->
-    ``getattr(v, a, None)``."""
-    head, _, _ = read.rpartition(", ")
-    return head + ", None)" if "getattr(" in read.split(",", 1)[0] else head + ")"
 
 
 def _rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
@@ -444,7 +443,7 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
                 Test(f"{low.helper('fresh')}({key}, ({earlier}))", "raise", v.text)
             )
         read = f"{get}({key}, {missing})"
-        literal = _literal_test(low, element.pattern, read)
+        literal = _literal_test(low, element.pattern, read, f"{get}({key})")
         if literal is not None:
             # The sentinel equals no literal: one test checks both.
             tests.append(literal)
@@ -523,8 +522,10 @@ def _keyword_reads(
     for attribute, pattern in keywords:
         if not (attribute.isidentifier() and attribute in known_fields):
             missing = low.helper("MISSING")
-            read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
-            literal = _literal_test(low, pattern, read)
+            getattr_ = f"{low.b('getattr')}({v.text}, {attribute!r}"
+            literal = _literal_test(
+                low, pattern, f"{getattr_}, {missing})", f"{getattr_}, None)"
+            )
             if literal is not None:
                 tests.append(literal)
                 continue

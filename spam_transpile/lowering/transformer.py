@@ -459,7 +459,11 @@ class SubjectFacts:
     """
 
     def __init__(
-        self, names: Names, subject: str, patterns: Sequence[LoweredPattern]
+        self,
+        names: Names,
+        helper: str,
+        subject: str,
+        patterns: Sequence[LoweredPattern],
     ) -> None:
         self.subject = subject
         self.kind = ""
@@ -471,7 +475,6 @@ class SubjectFacts:
         if len(kind_tests) < 2:
             return
         self.kind = names.temp("kind")
-        helper = kind_tests[0].expr.split(".kind(", 1)[0].rsplit(" ", 1)[-1]
         # The common exact types answer without a call.
         self.statements.append(
             f"{self.kind} = 1 if {names.builtin('type')}({subject}) is "
@@ -609,7 +612,10 @@ class MatchEmitter:
         # Facts live in temporaries: only beside a subject temporary, which
         # the case bodies delete anyway (a local subject gets none of its own).
         self.facts = SubjectFacts(
-            self.names, self.subject, lowered if self.subject_temp else []
+            self.names,
+            self.owner.lowering.helper_name,
+            self.subject,
+            lowered if self.subject_temp else [],
         )
         self._all_temps += self.facts.temps
         for pattern in lowered:
