@@ -69,23 +69,12 @@ class ReadableMatch:
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
-        scope = self.owner.scopes[-1]
-        from spam_transpile.lowering.scopes import names_rebound_by
+        # Imported here: the transformer imports this module.
+        from spam_transpile.lowering.transformer import local_subject
 
-        if (
-            scope.kind == "function"
-            and isinstance(node, cst.Name)
-            and not node.lpar
-            and node.value in scope.stable_names(":=" in self.owner.source)
-            and node.value not in names_rebound_by(self.original, self.owner.source)
-        ):
-            return node.value, None, Subject(node.value)
-        from spam_transpile.lowering.transformer import stable_tuple, tuple_subject
-
-        names = stable_tuple(self.owner, scope, self.original, node)
-        if names is not None:
-            info = tuple_subject(names)
-            return info.text, None, info
+        local = local_subject(self.owner, self.owner.scopes[-1], self.original, node)
+        if local is not None:
+            return local.text, None, local
         var = self.owner.names.readable("subject")
         info = Subject(var)
         if isinstance(node, cst.Tuple) and not any(

@@ -420,25 +420,29 @@ def _break_points(text: str) -> List[int]:
     return points
 
 
-def stable_tuple(
+def local_subject(
     owner: "MatchLowering", scope: Scope, original: cst.Match, subject: cst.CSTNode
-) -> Optional[List[str]]:
-    """The names of a ``match a, b:`` subject that are all stable locals."""
-    if scope.kind != FUNCTION or not isinstance(subject, cst.Tuple):
+) -> Optional[Subject]:
+    """The subject when it is a local name, or a tuple display of local names,
+    that nothing between the cases can rebind: each case reads it again, and
+    it needs no temporary."""
+    if scope.kind != FUNCTION:
         return None
+    elements = subject.elements if isinstance(subject, cst.Tuple) else [subject]
     names = []
-    for element in subject.elements:
-        value = element.value
-        if not isinstance(element, cst.Element) or not isinstance(value, cst.Name):
-            return None
-        if value.lpar:
+    for element in elements:
+        value = element.value if isinstance(element, cst.Element) else element
+        if not isinstance(value, cst.Name) or value.lpar:
             return None
         names.append(value.value)
     stable = scope.stable_names(":=" in owner.source)
     rebound = names_rebound_by(original, owner.source)
     if not names or any(n not in stable or n in rebound for n in names):
         return None
-    return names
+    if not isinstance(subject, cst.Tuple):
+        return Subject(names[0])
+    # ``match a, b:`` over local names: no tuple, no checks.
+    return tuple_subject(names)
 
 
 def tuple_subject(names: List[str]) -> Subject:
@@ -571,19 +575,10 @@ class MatchEmitter:
     # out of locals(); anything else is copied into a temporary.
     def _choose_subject(self) -> str:
         subject = self.node.subject
-        self.subject_info: Optional[Subject] = None
-        if (
-            self.scope.kind == FUNCTION
-            and isinstance(subject, cst.Name)
-            and not subject.lpar
-            and subject.value in self.scope.stable_names(":=" in self.owner.source)
-            and subject.value not in names_rebound_by(self.original, self.owner.source)
-        ):
-            return subject.value
-        names = stable_tuple(self.owner, self.scope, self.original, subject)
-        if names is not None:
-            # ``match a, b:`` over local names: no tuple, no checks.
-            self.subject_info = tuple_subject(names)
+        self.subject_info = local_subject(
+            self.owner, self.scope, self.original, subject
+        )
+        if self.subject_info is not None:
             return self.subject_info.text
         if (
             isinstance(subject, cst.Tuple)
