@@ -510,18 +510,25 @@ class SubjectFacts:
             return pattern
         return LoweredPattern(self._cond(pattern.cond), pattern.bindings)
 
-    def _cond(self, cond: Cond) -> Cond:
+    # `in_sequence`: a sequence check on the subject came first. The shared
+    # length is a sequence's; a mapping pattern's length check (CPython's
+    # `len(subject) >= number of keys`) keeps calling len().
+    def _cond(self, cond: Cond, in_sequence: bool = False) -> Cond:
         if isinstance(cond, Test):
-            return self._test(cond)
+            return self._test(cond, in_sequence)
         if isinstance(cond, All):
             parts = list(cond.parts)
-            kept = [
-                self._cond(part)
-                for i, part in enumerate(parts)
-                if not self._implied(part, parts[i + 1 : i + 2])
-            ]
+            kept = []
+            for i, part in enumerate(parts):
+                if isinstance(part, Test) and part.kind == "kind":
+                    if self._on_subject(part):
+                        in_sequence = part.fact == "sequence"
+                if not self._implied(part, parts[i + 1 : i + 2]):
+                    kept.append(self._cond(part, in_sequence))
             return All(tuple(kept))
-        return AnyOf(tuple(self._cond(a) for a in cond.alternatives), cond.stores)
+        return AnyOf(
+            tuple(self._cond(a, in_sequence) for a in cond.alternatives), cond.stores
+        )
 
     def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
         """A sequence check followed by a length check on the shared length:
@@ -538,11 +545,16 @@ class SubjectFacts:
             and self._on_subject(following[0])
         )
 
-    def _test(self, test: Test) -> Test:
+    def _test(self, test: Test, in_sequence: bool) -> Test:
         if test.kind == "kind" and self._on_subject(test):
             number = 1 if test.fact == "sequence" else 2
             return Test(f"{self.kind} == {number}", "kind", test.path, test.fact)
-        if test.kind == "len" and self.length and self._on_subject(test):
+        if (
+            test.kind == "len"
+            and self.length
+            and in_sequence
+            and self._on_subject(test)
+        ):
             assert isinstance(test.fact, tuple)
             op, n = test.fact
             return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
