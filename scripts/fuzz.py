@@ -3,7 +3,9 @@
 
     python scripts/fuzz.py --count 10000 --seed 1
 
-generates COUNT random match statements (see tests/difftest.py, ProgramGen),
+generates COUNT random match statements (see tests/difftest.py, ProgramGen:
+in functions, closures, class bodies and at module level, over subjects that
+include classes whose kind comes from late ABC registrations),
 runs each on SUBJECTS random subjects natively on CPython 3.10 and transpiled
 on each target (3.9 and 3.8 by default), BATCH statements per subprocess, and
 prints how many programs, statements and statement x subject cases it checked.
@@ -114,6 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     programs = statements = cases = 0
     mismatches: list[RandomMismatch] = []
     kinds: dict[str, int] = {}  # signature -> how many programs showed it
+    scopes: dict[str, int] = {}  # where the statements ran -> how many
     started = time.monotonic()
     while statements < args.count:
         n = min(args.batch, args.count - statements)
@@ -129,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
             if kinds[key] == 1 and len(kinds) <= args.max_report:
                 print(f"\n=== mismatch #{len(mismatches)} on {m.target}: {key}")
                 print(m.report())
+        for spec in program.specs:
+            scopes[spec.scope] = scopes.get(spec.scope, 0) + 1
         programs += 1
         statements += n
         cases += program.cases()
@@ -142,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{cases} statement x subject cases on {', '.join(targets)} "
         f"(oracle CPython {ORACLE_VERSION}, seed {args.seed}): "
         f"{len(mismatches)} mismatches (shrunk statements), {len(kinds)} kinds:"
+    )
+    print(
+        "  statements per scope: "
+        + ", ".join(f"{scope} {count}" for scope, count in sorted(scopes.items()))
     )
     for key, count in sorted(kinds.items(), key=lambda kv: -kv[1]):
         print(f"  {count:5d} x {key}")

@@ -180,6 +180,138 @@ class LogMap(Mapping):
         return "LogMap(%r)" % (self._data,)
 
 
+def dump_user(namespace):
+    """dump() without the subject temporary a transpiled closure or class
+    body keeps when no case matched (README, "Known limits")."""
+    return [(k, v) for k, v in dump(namespace) if not k.startswith("_spam")]
+
+
+def dump_module(namespace):
+    """dump() of a module's lowercase globals (the subject and the captures)
+    without modules, functions and classes, and without private names (a
+    temporary an exception left)."""
+    import types
+
+    skip = (types.ModuleType, types.FunctionType, type)
+    return [
+        (k, show(v))
+        for k, v in sorted(namespace.items())
+        if k.islower() and not k.startswith("_") and not isinstance(v, skip)
+    ]
+
+
+class Hybrid(object):
+    """A sequence of `items` and a mapping of `data`: which one a pattern sees
+    depends only on the kind CPython gives the class (its type flags)."""
+
+    def __init__(self, items=(), data=None):
+        self.items = list(items)
+        self.data = dict(data or {})
+
+    def __len__(self):
+        return len(self.items)
+
+    def __getitem__(self, key):
+        if type(key) is int:
+            return self.items[key]
+        return self.data[key]
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def get(self, key, default=None):
+        return self.data.get(key, default)
+
+    def keys(self):
+        return self.data.keys()
+
+    def __repr__(self):
+        return "%s(%r, %r)" % (type(self).__name__, self.items, self.data)
+
+
+class HybridMap(Hybrid):
+    """Hybrid whose len() and iteration are those of `data` (CPython does not
+    try a mapping pattern with more keys than len() says)."""
+
+    def __len__(self):
+        return len(self.data)
+
+    def __iter__(self):
+        return iter(self.data)
+
+
+# Classes whose kind comes from the ABCs in every way CPython 3.10+ knows: a
+# registration after the class was created, both ABCs as bases in either
+# order, a registration that reaches a subclass created before it, builtins.
+class SeqThenMap(HybridMap, Sequence):
+    pass
+
+
+class MapThenSeq(Hybrid, Mapping):
+    pass
+
+
+class SeqMap(Hybrid, Sequence, Mapping):
+    pass
+
+
+class MapSeq(HybridMap, Mapping, Sequence):
+    pass
+
+
+class RegBase(HybridMap, Sequence):
+    pass
+
+
+class RegKid(RegBase):
+    pass
+
+
+class RegPlain(Hybrid):
+    pass
+
+
+class ListAsMap(list):
+    def __init__(self, items=(), data=None):
+        list.__init__(self, items)
+        self.data = dict(data or {})
+
+    def __getitem__(self, key):
+        if type(key) is int:
+            return list.__getitem__(self, key)
+        return self.data[key]
+
+    def __len__(self):
+        return len(self.data)
+
+    def __iter__(self):
+        return iter(self.data)
+
+    get = Hybrid.get
+    keys = Hybrid.keys
+    __repr__ = Hybrid.__repr__
+
+
+class StrSeq(str, Sequence):
+    pass
+
+
+class StrAsSeq(str):
+    pass
+
+
+Mapping.register(SeqThenMap)
+Sequence.register(MapThenSeq)
+Mapping.register(RegBase)
+Sequence.register(RegPlain)
+Mapping.register(ListAsMap)
+Sequence.register(StrAsSeq)
+
+
+class RegPlainKid(RegPlain):
+    pass
+
+
 class Props(object):
     """Attributes `a`, `b` are properties that print each read.
 
@@ -722,10 +854,30 @@ def run(fn, tag, subject):
 def run_all(functions, subjects):
     for i, (fn, exprs) in enumerate(zip(functions, subjects)):
         for j, expr in enumerate(exprs):
-            run(fn, "f%d/%d" % (i, j), expr)
+            if fn is not None:
+                run(fn, "f%d/%d" % (i, j), expr)
+
+
+def each(i):
+    """The subjects of module-level statement i, as run() gives them."""
+    for j, expr in enumerate(SUBJECTS[i]):
+        print("==", "f%d/%d" % (i, j))
+        try:
+            yield eval(expr)
+        except Exception as e:
+            raised(e)
+
+
+def raised(e):
+    print("raised", type(e).__name__, re.sub(r" at 0x[0-9a-fA-F]+", "", str(e)))
 '''
 
 NAME_POOL = tuple("abcdefghjkmn")
+
+# dt classes whose kind comes from the ABCs (HELPERS), built from a list of
+# items (sequences) or a dict (mappings).
+HYBRID_SEQUENCES = ("MapThenSeq", "SeqMap", "RegPlain", "RegPlainKid")
+HYBRID_MAPPINGS = ("SeqThenMap", "MapSeq", "RegBase", "RegKid", "ListAsMap")
 
 # Literal patterns and the expression a matching subject can use.
 LITERALS = (
@@ -973,9 +1125,16 @@ class Case:
     guard: bool
 
 
+# Where a generated match statement runs: a function (as most do), a
+# closure reading the subject from the enclosing function, a class body, or
+# the module itself (in a loop over the subjects).
+SCOPES = ("function", "closure", "class", "module")
+
+
 @dataclasses.dataclass
 class MatchSpec:
     cases: list[Case]
+    scope: str = "function"
 
 
 class ProgramGen:
@@ -1144,16 +1303,19 @@ class ProgramGen:
             if i < n - 1 and p.irrefutable and not guard:
                 p = _refutable(p)
             cases.append(Case(p, guard))
-        return MatchSpec(cases)
+        scope = "function" if chance(self.ch, 55) else pick(self.ch, SCOPES)
+        return MatchSpec(cases, scope)
 
     # -- subjects ------------------------------------------------------------
 
     def sequence_of(self, elems: list[str]) -> str:
         body = ", ".join(elems)
-        kinds = ["list", "tuple", "deque"]
+        kinds = ["list", "tuple", "deque", "hybrid"]
         if self.instrumented:
             kinds.append("logseq")
         kind = pick(self.ch, kinds)
+        if kind == "hybrid":
+            return f"dt.{pick(self.ch, HYBRID_SEQUENCES)}([{body}])"
         if kind == "tuple":
             return "(" + body + ("," if len(elems) == 1 else "") + ")"
         if kind == "deque":
@@ -1164,10 +1326,12 @@ class ProgramGen:
 
     def mapping_of(self, entries: list[tuple[str, str]]) -> str:
         body = "{" + ", ".join(f"{k}: {v}" for k, v in entries) + "}"
-        kinds = ["dict", "ordered", "defaultdict"]
+        kinds = ["dict", "ordered", "defaultdict", "hybrid"]
         if self.instrumented:
             kinds.append("logmap")
         kind = pick(self.ch, kinds)
+        if kind == "hybrid":
+            return f"dt.{pick(self.ch, HYBRID_MAPPINGS)}((), {body})"
         if kind == "ordered":
             return f"collections.OrderedDict({body})"
         if kind == "defaultdict":
@@ -1181,6 +1345,8 @@ class ProgramGen:
         atoms = LITERALS + VALUES + (
             "float('nan')", "bytearray(b'a')", "'abc'", "(x for x in [1])",
             "iter([1, 2])", "range(2)", "{1, 2}", "frozenset()", "object()",
+            "dt.StrSeq('ab')", "dt.StrSeq('')", "dt.StrAsSeq('ab')",
+            "dt.SeqThenMap([1, 2], {'a': 1})", "dt.MapThenSeq([1], {0: 2})",
         )  # fmt: skip
         if depth <= 0 or not chance(ch, 45):
             return pick(ch, atoms)
@@ -1207,17 +1373,48 @@ class ProgramGen:
         return self.subject(2)
 
 
-def render_function(index: int, spec: MatchSpec) -> str:
+def _match_lines(index: int, spec: MatchSpec, dump: str) -> list[str]:
+    """The statement and the lines after it, indented from column 0."""
     fname = f"f{index}"
-    lines = [f"def {fname}(s):", "    match s:"]
+    lines = ["match s:"]
     for ci, case in enumerate(spec.cases):
         guard = ""
         if case.guard:
             args = ", ".join((repr(f"{fname}.{ci}"),) + case.pattern.names)
             guard = f" if G({args})"
-        lines.append(f"        case {case.pattern.render()}{guard}:")
-        lines.append(f"            print('case', {ci}, dt.dump(locals()))")
-    lines.append("    print('end', dt.dump(locals()))")
+        lines.append(f"    case {case.pattern.render()}{guard}:")
+        # A comprehension in the body: its first iterable is evaluated in the
+        # statement's scope, the rest in a scope of its own (even in a class).
+        seen = ", ".join(case.pattern.names + ("",))
+        lines.append(
+            f"        print('case', {ci}, {dump}, [dt.show(v) for v in ({seen})])"
+        )
+    lines.append(f"print('end', {dump})")
+    return lines
+
+
+def _indented(lines: list[str], by: int) -> list[str]:
+    return [" " * by + line for line in lines]
+
+
+def render_function(index: int, spec: MatchSpec) -> str:
+    """The statement in its scope: `def f{index}(s)` runs it on one subject,
+    except at module level, where a loop runs it on each of its subjects."""
+    fname = f"f{index}"
+    if spec.scope == "module":
+        body = _match_lines(index, spec, "dt.dump_module(globals())")
+        lines = [f"for s in each({index}):", "    try:"]
+        lines += _indented(body, 8)
+        lines += ["    except Exception as e:", "        raised(e)"]
+        return "\n".join(lines) + "\n"
+    body = _match_lines(index, spec, "dt.dump_user(locals())")
+    lines = [f"def {fname}(s):"]
+    if spec.scope == "closure":
+        lines += ["    def inner():"] + _indented(body, 8) + ["    inner()"]
+    elif spec.scope == "class":
+        lines += ["    class Body:"] + _indented(body, 8)
+    else:
+        lines += _indented(body, 4)
     return "\n".join(lines) + "\n"
 
 
@@ -1231,14 +1428,16 @@ class RandomProgram:
     subjects: list[list[str]]
 
     def source(self) -> str:
-        parts = [RANDOM_PRELUDE]
-        for i, spec in enumerate(self.specs):
-            parts.append("\n" + render_function(i, spec))
-        names = ", ".join(f"f{i}" for i in range(len(self.specs)))
-        parts.append(f"\nSUBJECTS = []\n")
+        parts = [RANDOM_PRELUDE, "\nSUBJECTS = []\n"]
         for subjects in self.subjects:
             parts.append(f"SUBJECTS.append({subjects!r})\n")
-        parts.append(f"run_all([{names}], SUBJECTS)\n")
+        for i, spec in enumerate(self.specs):
+            parts.append("\n" + render_function(i, spec))
+        names = ", ".join(
+            "None" if spec.scope == "module" else f"f{i}"
+            for i, spec in enumerate(self.specs)
+        )
+        parts.append(f"\nrun_all([{names}], SUBJECTS)\n")
         return "".join(parts)
 
     def statements_source(self) -> str:
@@ -1463,13 +1662,17 @@ def statement_variants(spec: MatchSpec) -> Iterable[MatchSpec]:
     cases = spec.cases
     for k in range(len(cases)):
         if len(cases) > 1:
-            yield MatchSpec(cases[:k] + cases[k + 1 :])
+            yield MatchSpec(cases[:k] + cases[k + 1 :], spec.scope)
     for k, case in enumerate(cases):
         if case.guard:
-            yield MatchSpec(cases[:k] + [Case(case.pattern, False)] + cases[k + 1 :])
+            yield MatchSpec(
+                cases[:k] + [Case(case.pattern, False)] + cases[k + 1 :], spec.scope
+            )
     for k, case in enumerate(cases):
         for p in pattern_variants(case.pattern):
-            yield MatchSpec(cases[:k] + [Case(p, case.guard)] + cases[k + 1 :])
+            yield MatchSpec(
+                cases[:k] + [Case(p, case.guard)] + cases[k + 1 :], spec.scope
+            )
 
 
 def _replaced(items: list[Any], k: int, new: Any) -> list[Any]:

@@ -7,8 +7,11 @@ without a star, mappings with and without `**rest`, class patterns over a
 dataclass, a plain class, a namedtuple and builtins, or-patterns whose
 alternatives bind the same names, as-patterns and groups; guards that print
 when they run. Subjects are atoms, nested lists/tuples/deques/dicts,
-instances, generators, and instrumented sequences/mappings; most are built
-to match one of the statement's cases.
+instances, generators, and instrumented sequences/mappings, and classes whose
+kind comes from the ABCs (registered after creation, both ABCs as bases in
+either order, `str`/`list` subclasses registered as the other kind); most are
+built to match one of the statement's cases. A statement runs in a function,
+a closure, a class body or at module level.
 
 Each program holds several statements x subjects and runs in one subprocess per
 interpreter, so the whole file stays well under 30 s:

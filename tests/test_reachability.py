@@ -111,10 +111,14 @@ def test_warnings_are_never_wrong_on_random_programs() -> None:
         case_index = int(
             re.search(r"print\('case', (\d+)", lines[warning.lineno]).group(1)
         )
+        # Statement i is `def f{i}(s):` or, at module level, `for s in each(i):`.
         function = next(
-            re.match(r"def (f\d+)\(", lines[i]).group(1)  # type: ignore[union-attr]
-            for i in range(warning.lineno - 1, -1, -1)
-            if lines[i].startswith("def f")
+            "f" + (found.group(1) or found.group(2))
+            for found in (
+                re.match(r"def f(\d+)\(|for s in each\((\d+)\)", lines[i])
+                for i in range(warning.lineno - 1, -1, -1)
+            )
+            if found
         )
         silent.add((function, case_index))
     assert len(silent) >= 20, "the generator should produce unreachable cases"

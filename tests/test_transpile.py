@@ -185,3 +185,35 @@ def test_output_uses_only_target_syntax(target: str) -> None:
     out = transpile(source, target=target)
     major, minor = map(int, target.split("."))
     ast.parse(out, feature_version=(major, minor))
+
+
+def test_helper_is_spread_over_free_lines_within_the_line_limit() -> None:
+    """The helper's pieces go one or more per free line, each line at most
+    LINE_LIMIT characters, as long as there are free lines before anything
+    can reach a match statement (here: short assignments between blank lines)."""
+    from spam_transpile.lowering.helper_lines import LINE_LIMIT
+
+    free = "".join(f"A{i} = {i}\n\n" for i in range(12))
+    source = (
+        '"""Docstring."""\n'
+        + free
+        + "def f(s):\n"
+        + "    match s:\n"
+        + "        case [1, *rest]:\n"
+        + "            return rest\n"
+        + "        case {'k': int(v), **more}:\n"
+        + "            return v, more\n"
+        + "        case Q(a=1):\n"
+        + "            return 'q'\n"
+    )
+    out = transpile(source)
+    lines = out.splitlines()
+    assert len(lines) == len(source.splitlines())
+    assert max(len(line) for line in lines) <= LINE_LIMIT
+    # more than one line holds a piece of it, and nothing after the first def
+    holders = [i for i, line in enumerate(lines) if "_spam" in line]
+    assert len([i for i in holders if i < 25]) >= 3
+    namespace: dict = {"Q": type("Q", (), {"a": 1})}
+    exec(compile(out, "<helper>", "exec"), namespace)
+    assert namespace["f"]([1, 2]) == [2]
+    assert namespace["f"]({"k": 3, "x": 4}) == (3, {"x": 4})

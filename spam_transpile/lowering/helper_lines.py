@@ -51,8 +51,8 @@ def place_helper(
     statements = helper_statements(name, used)
     body: List[cst.BaseStatement] = list(module.body)
     start = _first_free_statement(body)
-    needed = sum(len(statement) + 2 for statement in statements)
-    slots = _slots(module, body, start, needed)
+    costs = [len(statement) + 2 for statement in statements]
+    slots = _slots(module, body, start, costs)
     if not slots:
         return module  # each match line binds the helper (has_slots said so)
     groups: List[List[str]] = [[] for _ in slots]
@@ -60,7 +60,7 @@ def place_helper(
     filled = 0
     for statement in statements:
         cost = len(statement) + 2
-        while slot < len(slots) - 1 and filled + cost > slots[slot][3] and groups[slot]:
+        while slot < len(slots) - 1 and filled + cost > slots[slot][3]:
             slot += 1
             filled = 0
         groups[slot].append(statement)
@@ -79,7 +79,7 @@ def place_helper(
 def has_slots(module: cst.Module) -> bool:
     """False when no line runs before every match statement could run."""
     body: List[cst.BaseStatement] = list(module.body)
-    return bool(_slots(module, body, _first_free_statement(body), 1))
+    return bool(_slots(module, body, _first_free_statement(body), [1]))
 
 
 def on_match_line(name: str, inside_scope: bool) -> List[cst.BaseSmallStatement]:
@@ -131,8 +131,21 @@ def _is_future_import(statement: cst.BaseStatement) -> bool:
     )
 
 
+def _fits(costs: Sequence[int], slots: Sequence[Slot]) -> bool:
+    """Whether the statements fit the slots as place_helper fills them: in
+    order, a slot closed once the next statement does not fit."""
+    slot, filled = 0, 0
+    for cost in costs:
+        while slot < len(slots) and filled + cost > slots[slot][3]:
+            slot, filled = slot + 1, 0
+        if slot == len(slots):
+            return False
+        filled += cost
+    return True
+
+
 def _slots(
-    module: cst.Module, body: List[cst.BaseStatement], start: int, needed: int
+    module: cst.Module, body: List[cst.BaseStatement], start: int, costs: List[int]
 ) -> List[Slot]:
     """Free places in line order, all run before any match statement can run.
 
@@ -146,7 +159,7 @@ def _slots(
         previous = body[start - 1]
         slots.append(("end", start - 1, 0, LINE_LIMIT - _width(module, previous)))
     for index in range(start, len(body)):
-        if sum(max(0, slot[3]) for slot in slots) >= needed:
+        if _fits(costs, slots):
             break  # enough room: the rest of the module need not be read
         statement = body[index]
         for line, empty in enumerate(_leading_lines(statement)):

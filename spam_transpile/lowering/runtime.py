@@ -10,12 +10,25 @@ The output still needs nothing installed at run time. The parts:
 - ``kind(v)``: 1 if ``v`` is a sequence for pattern matching, 2 if a
   mapping, else 0. CPython 3.10+ keeps the answer in the type's flags
   (``Py_TPFLAGS_SEQUENCE`` is bit 5, ``Py_TPFLAGS_MAPPING`` bit 6), and
-  ``kind`` reads them there. Older interpreters get an emulation computed
-  once per type, its cache dropped whenever ``abc.get_cache_token()``
-  changes (an ABC registration): a class that is both a Sequence and a
-  Mapping is what the first class in its MRO that is only one of them is;
-  ``str``, ``bytes`` and ``bytearray`` are never sequences; ``array.array``
-  has the flag without being registered.
+  ``kind`` reads them there. Older interpreters get the flags computed as
+  CPython computes them, once per type, the cache dropped whenever
+  ``abc.get_cache_token()`` changes (an ABC registration):
+
+  - built-in (static) types have fixed flags: ``list``, ``tuple``,
+    ``range``, ``memoryview``, ``deque`` and ``array`` are sequences,
+    ``dict`` and ``mappingproxy`` mappings; registration never changes
+    them (so ``str``, ``bytes`` and ``bytearray`` stay 0);
+  - a class registered with an ABC that has a flag takes that flag
+    (``Mapping.register(C)`` makes a ``Sequence`` subclass a mapping);
+  - otherwise an ABC's own ``__abc_tpflags__``, or the flag of the first
+    class in its MRO that has one (``class C(Mapping, Sequence)`` is a
+    mapping, ``class C(str, Sequence)`` a sequence).
+
+  The registrations are read from every ABC's registry. Their order, and
+  whether a subclass existed when its base was registered, is not recorded
+  before 3.10: the emulation takes each registration as made before any
+  subclass of the registered class was created, and a class registered
+  with both kinds as a mapping (README, "Known limits").
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
@@ -55,16 +68,25 @@ MATCH_SELF_TYPES = (
 )
 
 _KIND = """\
-import _collections_abc as A, abc as B; _K = {}
+import _collections_abc as A, abc as B, array, collections as C; _K = {}; _S = [None]
+_T = {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1, array.array: 1,
+      dict: 2, type(type.__dict__): 2, A.Sequence: 1, A.Mapping: 2}
 def _k(t):
-    if issubclass(t, (str, bytes, bytearray)): return 2 * issubclass(t, A.Mapping)
-    for b in t.__mro__:
-        s, m = issubclass(b, A.Sequence), issubclass(b, A.Mapping)
-        if s is not m: return 1 if s else 2
-    return int(t.__mro__[-2:][0].__module__ == "array")
+    if t not in _K:
+        f = t.__dict__.get("__abc_tpflags__") if isinstance(t, B.ABCMeta) else 0
+        r = t.__flags__ & 512 and max(map(_k, _S[1].get(t, ())), default=0)
+        _K[t] = _T.get(t) or r or type(f) is int and f >> 5 & 3 or next(
+            (k for k in map(_k, t.__mro__[1:]) if k), 0)
+    return _K[t]
 def _kind(v):
-    if _K.get(None) != B.get_cache_token(): _K.clear(); _K[None] = B.get_cache_token()
-    t = type(v); return _K[t] if t in _K else _K.setdefault(t, _k(t))
+    if _S[0] != B.get_cache_token():
+        _K.clear(); _S[:] = [B.get_cache_token(), {}]; seen = set(); todo = [object]
+        while todo:
+            a = todo.pop(); todo += [c for c in type.__subclasses__(a) if c not in seen]
+            try: r = [w() for w in B._get_dump(a)[0]]
+            except Exception: r = getattr(a, "_abc_registry", ())
+            seen.update(todo); [_S[1].setdefault(c, []).append(a) for c in r]
+    t = type(v); return _K[t] if t in _K else _k(t)
 kind = (lambda v: type(v).__flags__ >> 5 & 3) if list.__flags__ & 32 else _kind
 class _Kind(type): __instancecheck__ = lambda cls, v: kind(v) == cls.k
 Sequence, Mapping = _Kind("Sequence", (), {"k": 1}), _Kind("Mapping", (), {"k": 2})
