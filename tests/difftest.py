@@ -1404,6 +1404,12 @@ def render_function(index: int, spec: MatchSpec) -> str:
     if spec.scope == "module":
         body = _match_lines(index, spec, "dt.dump_module(globals())")
         lines = [f"for s in each({index}):", "    try:"]
+        # Names a match that raised had bound are unspecified (the language
+        # reference: "do not rely on variables remaining unchanged after a
+        # failed match"); each subject starts from the same state.
+        names = sorted({n for case in spec.cases for n in case.pattern.names})
+        if names:
+            lines.append("        " + " = ".join(names) + " = None")
         lines += _indented(body, 8)
         lines += ["    except Exception as e:", "        raised(e)"]
         return "\n".join(lines) + "\n"
