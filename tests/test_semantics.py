@@ -1910,6 +1910,59 @@ check(Parent(), ChildPre(), GrandchildPre(), ChildPost(), GrandchildPost())
 )
 
 prog(
+    "lookups-before-sub-patterns-errors-as-cpython",
+    """
+class V:
+    ONE = 1
+class Box:
+    __match_args__ = ("item",)
+    def __init__(self, item=None):
+        self.item = item
+class C:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+def mapping_missing_first(v):
+    # V.ONE missing: no match, before the duplicate check of True (== 1)
+    match v:
+        case {V.ONE: Box(), True: _}:
+            return "box"
+    return "no"
+def mapping_value_then_duplicate(v):
+    # V.ONE present: CPython raises at the key 1 before trying 2.5
+    match v:
+        case {V.ONE: 2.5, 1: _}:
+            return "never"
+    return "no"
+def mapping_raising_sub_pattern(v):
+    # 'b' missing: no match before int(x, y) could raise
+    match v:
+        case {"a": int(x, y), "b": Box()}:
+            return "never"
+    return "no"
+def keyword_raising_sub_pattern(v):
+    # b present but not 1: int(x, y) is tried first and raises
+    match v:
+        case C(a=int(x, y), b=1):
+            return "never"
+    return "no"
+def attempt(f, v):
+    try:
+        print(f.__name__, f(v))
+    except (TypeError, ValueError) as e:
+        print(f.__name__, type(e).__name__, e)
+attempt(mapping_missing_first, {-1: 0, 0: 0})
+attempt(mapping_missing_first, {1: Box(), 2: 0})
+attempt(mapping_value_then_duplicate, {1: "x", "y": 2})
+attempt(mapping_value_then_duplicate, {0: "x", "y": 2})
+attempt(mapping_raising_sub_pattern, {"a": 5})
+attempt(mapping_raising_sub_pattern, {"a": 5, "b": Box()})
+attempt(mapping_raising_sub_pattern, {"a": "s", "b": 1})
+attempt(keyword_raising_sub_pattern, C(5, 2))
+attempt(keyword_raising_sub_pattern, C("s", 2))
+""",
+)
+
+prog(
     "shared-length-is-a-sequence-length-only",
     """
 import collections

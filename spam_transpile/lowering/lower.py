@@ -417,7 +417,54 @@ def _rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
 
 
 def _is_literal_key(key: cst.BaseExpression) -> bool:
-    return not isinstance(key, (cst.Name, cst.Attribute))
+    if isinstance(key, cst.Name):
+        return key.value in ("True", "False", "None")
+    return not isinstance(key, cst.Attribute)
+
+
+class _RaisingPatterns(cst.CSTVisitor):
+    """Finds a sub-pattern that can raise one of the matching process's own
+    errors: a class pattern's TypeErrors, a mapping pattern's duplicate-key
+    ValueError. (What user code raises, from ``__eq__`` or a property, may
+    happen more or less often: PEP 634 leaves those calls unspecified.)"""
+
+    def __init__(self, low: Lowering) -> None:
+        self.low = low
+        self.found = False
+
+    def visit_MatchClass(self, node: cst.MatchClass) -> bool:
+        self.found = self.found or _class_may_raise(self.low, node)
+        return not self.found
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> bool:
+        self.found = self.found or not all(
+            _is_literal_key(e.key) for e in node.elements
+        )
+        return not self.found
+
+
+def _class_may_raise(low: Lowering, p: cst.MatchClass) -> bool:
+    if not isinstance(p.cls, cst.Name):
+        return True  # maybe not a class at all
+    name = p.cls.value
+    if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
+        return len(p.patterns) > 1
+    known = low.facts.known_class(name)
+    if known is None or known.match_args is None:
+        return True
+    attributes = list(known.match_args[: len(p.patterns)]) + [
+        k.key.value for k in p.kwds
+    ]
+    return len(p.patterns) > len(known.match_args) or len(set(attributes)) != len(
+        attributes
+    )
+
+
+def _may_raise(low: Lowering, patterns: Sequence[cst.MatchPattern]) -> bool:
+    finder = _RaisingPatterns(low)
+    for pattern in patterns:
+        pattern.visit(finder)
+    return finder.found
 
 
 def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
@@ -442,13 +489,22 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
             tests.append(
                 Test(f"{low.helper('fresh')}({key}, ({earlier}))", "raise", v.text)
             )
+        # CPython looks every key up, then matches the sub-patterns. Folding
+        # this key's lookup into its sub-pattern's test moves that test before
+        # the later duplicate-key checks and the lookup after the earlier
+        # sub-patterns: only where none of those can raise.
+        fold = not (dynamic and i < len(elements) - 1) and not _may_raise(
+            low, [e.pattern for e in elements[:i]]
+        )
         read = f"{get}({key}, {missing})"
-        literal = _literal_test(low, element.pattern, read, f"{get}({key})")
+        literal = (
+            _literal_test(low, element.pattern, read, f"{get}({key})") if fold else None
+        )
         if literal is not None:
             # The sentinel equals no literal: one test checks both.
             tests.append(literal)
             continue
-        if not _rejects_none(low, element.pattern):
+        if not (fold and _rejects_none(low, element.pattern)):
             tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
         # else ``get`` returns None for a missing key, which the sub-pattern
         # rejects as it would reject the missing key.
@@ -518,9 +574,13 @@ def _keyword_reads(
     tests: List[Cond],
     known_fields: Sequence[str],
 ) -> List[Tuple[cst.MatchPattern, Subject]]:
-    subs = []
+    subs: List[Tuple[cst.MatchPattern, Subject]] = []
     for attribute, pattern in keywords:
-        if not (attribute.isidentifier() and attribute in known_fields):
+        # As in a mapping pattern: every attribute is read before the
+        # sub-patterns are tried, so a test of this attribute moves past
+        # the earlier sub-patterns only where none of them can raise.
+        fold = not _may_raise(low, [p for p, _ in subs])
+        if fold and not (attribute.isidentifier() and attribute in known_fields):
             missing = low.helper("MISSING")
             getattr_ = f"{low.b('getattr')}({v.text}, {attribute!r}"
             literal = _literal_test(
@@ -530,7 +590,12 @@ def _keyword_reads(
                 tests.append(literal)
                 continue
         subs.append(
-            (pattern, _attribute(low, v, attribute, tests, known_fields, pattern))
+            (
+                pattern,
+                _attribute(
+                    low, v, attribute, tests, known_fields, pattern if fold else None
+                ),
+            )
         )
     return subs
 
