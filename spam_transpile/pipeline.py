@@ -35,6 +35,7 @@ from spam_transpile.lowering.names import (
     identifiers_in,
     standard_ast,
 )
+from spam_transpile.lowering.positions import match_lines
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
@@ -187,6 +188,7 @@ def _lower_module(
         functions_in_order(tree),
         module_facts(tree),  # the lowering's facts: keep this argument
         style,  # the output layout
+        match_lines(tree),
     )
     result = module.visit(transformer)
     if transformer.failed is not None:

@@ -17,10 +17,9 @@ module and class bodies remove temporaries from the namespace in the tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
@@ -44,6 +43,7 @@ from spam_transpile.lowering.ir import (
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.positions import MatchPositions
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -110,6 +110,7 @@ class MatchLowering(cst.CSTTransformer):
         functions: Optional[List[Tuple[str, frozenset]]] = None,
         facts: Optional[ModuleFacts] = None,
         layout: str = "keep-lines",
+        match_lines: Optional[List[int]] = None,
     ) -> None:
         super().__init__()
         self.target = target
@@ -127,7 +128,10 @@ class MatchLowering(cst.CSTTransformer):
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
         self._match_depth = 0
-        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        # ``match_lines``: the line of every match statement in source order
+        # (positions.match_lines), so that a position costs one statement's
+        # code generation, not the module's
+        self._positions = MatchPositions(module, source, match_lines)
         self.warnings: List[TranspileWarning] = []
         self.parser_error: Optional[TranspileError] = None
         self.compiler_error: Optional[TranspileError] = None
@@ -180,12 +184,9 @@ class MatchLowering(cst.CSTTransformer):
         return skip if index == len(facts) else {}
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
-        # Positions are only needed to report an error: compute them then.
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        start = self._positions[node].start
-        return start.line, start.column + 1
+        # Positions are only needed to report an error or a warning: they
+        # are computed then, for the match statement being visited.
+        return self._positions(node)
 
     def mangle(self, name: str) -> str:
         """The name CPython stores for ``name`` here (class-private mangling)."""
@@ -219,6 +220,7 @@ class MatchLowering(cst.CSTTransformer):
             )
 
     def visit_Match(self, node: cst.Match) -> None:
+        self._positions.enter(node, outermost=self._match_depth == 0)
         scope = self.scopes[-1]
         if scope.first_match is None:
             scope.first_match = id(node)  # the scope's first in source order
