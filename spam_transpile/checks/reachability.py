@@ -119,8 +119,15 @@ def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tupl
     """A key equal for two patterns only if they compare against the same thing."""
     if isinstance(p, cst.MatchSingleton):
         return ("singleton", p.value.value)
-    text = _EMPTY.code_for_node(p.value.with_changes(lpar=[], rpar=[]))
-    if isinstance(p.value, (cst.Name, cst.Attribute)):
+    return _value_key(p.value)
+
+
+# Cases are compared pairwise: each value's text is generated once. Nodes hash
+# by identity; the cache keeps alive only the few small value nodes it holds.
+@functools.lru_cache(maxsize=4096)
+def _value_key(value: cst.BaseExpression) -> Optional[tuple]:
+    text = _EMPTY.code_for_node(value.with_changes(lpar=[], rpar=[]))
+    if isinstance(value, (cst.Name, cst.Attribute)):
         # The same dotted name names the same object when both cases run.
         return ("value", "".join(text.split()))
     return _literal_key(text.strip())
@@ -173,19 +180,15 @@ def _sequence_covers(
     )
 
 
-def _key(node: cst.BaseExpression) -> Optional[tuple]:
-    return _constant_key(cst.MatchValue(value=node))
-
-
 def _mapping_covers(p: cst.MatchMapping, q: cst.MatchMapping) -> bool:
     q_values = {}
     for element in q.elements:
-        key = _key(element.key)
+        key = _value_key(element.key)
         if key is None:
             return False
         q_values[key] = element.pattern
     for element in p.elements:
-        key = _key(element.key)
+        key = _value_key(element.key)
         if (
             key is None
             or key not in q_values

@@ -50,6 +50,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
 
 PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
@@ -265,18 +266,18 @@ def _walk_text_order(
 ) -> Iterator[cst.CSTNode]:
     """``node`` and its descendants that can hold a pattern, in text order.
 
-    Expressions are skipped (no pattern can hide in a subject, a guard or any
-    other expression); inside a pattern only pattern nodes and mapping
-    elements are visited, by direct recursion, which is much cheaper than
-    LibCST's generic ``children``.
+    Only blocks of compound statements and patterns are entered (no pattern
+    can hide in an expression or a simple statement); inside a pattern only
+    pattern nodes and mapping elements are visited. Both by direct recursion
+    over their fields, which is much cheaper than LibCST's generic
+    ``children``.
     """
     if isinstance(node, cst.MatchPattern):
         yield from _pattern_nodes(node)
         return
     yield node
-    for child in node.children:
-        if not isinstance(child, cst.BaseExpression):
-            yield from _walk_text_order(child)
+    for child in parts_holding_matches(node):
+        yield from _walk_text_order(child)
 
 
 def _pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
@@ -412,7 +413,7 @@ class _MatchCompiler:
         for child in self._children_in_compile_order(node):
             if isinstance(child, cst.Match):
                 yield child
-            elif not isinstance(child, cst.BaseExpression):
+            else:
                 yield from self.nested_matches(child)
 
     def _children_in_compile_order(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -421,7 +422,7 @@ class _MatchCompiler:
             parts.extend(node.handlers)
             parts.append(node.finalbody)
             return [part for part in parts if part is not None]
-        return node.children
+        return parts_holding_matches(node)
 
     # -- patterns -----------------------------------------------------------
 

@@ -21,6 +21,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.blocks import MAY_HOLD_MATCH
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
@@ -142,10 +143,11 @@ class MatchLowering(cst.CSTTransformer):
         return self.module.code_for_node(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # Match statements never sit inside an expression: skipping
-        # expressions saves most of the walk. Before 3.8 every expression is
-        # still searched for ``:=``, which the target could not run.
-        if isinstance(node, cst.BaseExpression) and self.target >= (3, 8):
+        # Match statements only sit in blocks of compound statements: the
+        # walk enters nothing else, which saves most of it (LibCST rebuilds
+        # every node it enters). Before 3.8 every expression is still
+        # searched for ``:=``, which the target could not run.
+        if type(node) not in MAY_HOLD_MATCH and self.target >= (3, 8):
             return False
         skipped = self._skip.get(id(node))
         if skipped is not None:
