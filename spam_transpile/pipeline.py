@@ -47,7 +47,6 @@ from spam_transpile.parse import (
     check_pattern_nesting,
     cpython_view,
     cst_has_match_statement,
-    has_match_statement,
     may_contain_match,
     parse_source,
 )
@@ -111,11 +110,16 @@ def transpile_with_warnings(
     # limits are the ones the user's interpreter has.
     text = _without_bom(source)
     view = cpython_view(text, filename)
+    if view.tree is not None and not may_contain_match(source):
+        # Valid, and no line can start a match statement: nothing to lower,
+        # and nothing for LibCST to parse.
+        return source, warnings
+    matches = view.matches() if view.tree is not None else None
     # A file without match statements comes back as it is: CPython judges
     # only files there is something to lower in.
-    judged = view.tree is not None and has_match_statement(view.tree)
+    judged = bool(matches)
     deferred = check_compiles(text, filename) if judged else None
-    check_pattern_nesting(source, filename, view.tree, lines.lines)
+    check_pattern_nesting(source, filename, matches, lines.lines)
     try:
         module = _deep(parse_source, lines.text, filename, source)
     except Unparsable:
@@ -131,7 +135,14 @@ def transpile_with_warnings(
     tree = view.tree if view.available else standard_ast(lines.text)
     try:
         lowered = _deep(
-            _lower_module, module, lines.text, filename, version, tree, style
+            _lower_module,
+            module,
+            lines.text,
+            filename,
+            version,
+            tree,
+            style,
+            match_lines(matches),
         )
     except TranspileError as error:
         raise _original_columns(error, lines) from None
@@ -160,7 +171,9 @@ def transpile_with_warnings(
     output = restore_layout(lines, output)
     check_lines_kept(source, output, filename)
     check_output_compiles(source, output, filename)
-    check_target_syntax(view.tree, output, version, filename)
+    check_target_syntax(
+        view.nodes() if view.tree is not None else None, output, version, filename
+    )
     return output, warnings
 
 
@@ -177,6 +190,7 @@ def _lower_module(
     target: Tuple[int, int],
     tree: Optional[ast.Module],
     style: str = "keep-lines",
+    lines_of_matches: Optional[List[int]] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
     names = Names(identifiers_in(source), bound_names(module, tree))
     transformer = MatchLowering(
@@ -188,7 +202,7 @@ def _lower_module(
         functions_in_order(tree),
         module_facts(tree),  # the lowering's facts: keep this argument
         style,  # the output layout
-        match_lines(tree),
+        lines_of_matches,
     )
     result = module.visit(transformer)
     if transformer.failed is not None:

@@ -52,6 +52,11 @@ TRICKY = {
 }
 
 
+def _lines_of(source: str) -> List[int] | None:
+    tree = ast.parse(source)
+    return match_lines([n for n in ast.walk(tree) if isinstance(n, ast.Match)])
+
+
 def _sources() -> Iterator[Tuple[str, str]]:
     yield from TRICKY.items()
     for path in sorted((ROOT / "fixtures" / "cases").glob("*.py")):
@@ -96,7 +101,7 @@ def test_per_match_positions_agree_with_the_whole_module(
     text = split_layout(source).text
     module = cst.parse_module(text)
     expected = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    positions = MatchPositions(module, text, match_lines(ast.parse(source)))
+    positions = MatchPositions(module, text, _lines_of(source))
     outermost: cst.Match
     for match, is_outermost in _matches_in_order(module):
         positions.enter(match, is_outermost)
@@ -115,7 +120,7 @@ def test_a_warning_in_a_long_file_does_not_place_the_whole_module() -> None:
     filler = "".join(f"def f{i}(x):\n    return [x] * {i}\n\n" for i in range(200))
     source = filler + "match s:\n    case _: pass\n    case 1: pass\n"
     module = cst.parse_module(source)
-    positions = MatchPositions(module, source, match_lines(ast.parse(source)))
+    positions = MatchPositions(module, source, _lines_of(source))
     match = module.body[-1]
     assert isinstance(match, cst.Match)
     positions.enter(match, outermost=True)

@@ -16,7 +16,7 @@ never guessed.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Mapping, Optional, Tuple, cast
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -25,17 +25,13 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 __all__ = ["MatchPositions", "match_lines"]
 
 
-def match_lines(tree: Optional[ast.Module]) -> Optional[List[int]]:
-    """The line of every ``match`` keyword of ``tree``, in source order (the
-    order LibCST visits match statements in), or None without a tree."""
-    if tree is None:
+def match_lines(matches: Optional[Sequence[ast.Match]]) -> Optional[List[int]]:
+    """The line of every ``match`` keyword among ``matches`` (all the match
+    statements of a standard tree, in any order), in source order: the order
+    LibCST visits them in. None without a tree."""
+    if matches is None:
         return None
-    starts = [
-        (node.lineno, node.col_offset)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Match)
-    ]
-    return [line for line, _ in sorted(starts)]
+    return [line for line, _ in sorted((m.lineno, m.col_offset) for m in matches)]
 
 
 class MatchPositions:

@@ -1,0 +1,111 @@
+"""How much work a transpile does, counted (never timed): LibCST nodes built,
+parses, and nodes the lowering enters."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from typing import Callable, Iterator
+
+import libcst as cst
+import pytest
+
+import spam_transpile.pipeline as pipeline
+from spam_transpile import TranspileError, transpile
+
+needs_310 = pytest.mark.skipif(
+    sys.version_info < (3, 10), reason="the standard tree needs 3.10+"
+)
+
+
+def _count_nodes_built(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
+    """Count every LibCST node created from now on (parsing included)."""
+    built = [0]
+    original = cst.CSTNode.__post_init__
+
+    def counting(self: cst.CSTNode) -> None:
+        built[0] += 1
+        original(self)
+
+    monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
+    return lambda: built[0]
+
+
+def _nodes_built(monkeypatch: pytest.MonkeyPatch, source: str, target: str) -> int:
+    with monkeypatch.context() as patch:
+        count = _count_nodes_built(patch)
+        transpile(source, target=target)
+        return count()
+
+
+def _cases(kind: str, n: int) -> Iterator[str]:
+    for i in range(n):
+        if kind == "class":
+            yield f"Point(x={i}, y=[{i}, *rest]) if rest"
+        elif kind == "sequence":
+            yield f"[{i}, (a, {i}.5), *rest]"
+        elif kind == "mapping":
+            yield f"{{'k{i}': [{i}, b], **rest}}"
+        else:
+            yield f"{i} | 'v{i}' | None"
+
+
+def _match(kind: str, n: int) -> str:
+    cases = "".join(
+        f"        case {case}:\n            return {i}\n"
+        for i, case in enumerate(_cases(kind, n))
+    )
+    return (
+        "from dataclasses import dataclass\n\n@dataclass\nclass Point:\n"
+        "    x: int\n    y: list\n\n"
+        f"def f(s):\n    match s:\n{cases}        case _:\n            return -1\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["class", "sequence", "mapping", "literals"])
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_nodes_built_grow_linearly_with_the_cases(
+    monkeypatch: pytest.MonkeyPatch, kind: str, target: str
+) -> None:
+    transpile(_match(kind, 2), target=target)  # warm the caches of literals
+    small = _nodes_built(monkeypatch, _match(kind, 40), target)
+    large = _nodes_built(monkeypatch, _match(kind, 80), target)
+    # Twice the cases build twice the nodes, plus what the file has anyway;
+    # one node more per pair of cases would be 1,600 more.
+    assert large <= 2 * small + 50, (small, large)
+
+
+@needs_310
+def test_code_outside_match_statements_costs_the_lowering_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The lowering rebuilds only the blocks around a match statement, however
+    # many simple statements and expressions sit beside it.
+    def source(lines: int) -> str:
+        filler = "".join(f"    y{i} = [x, {{'a': (x, {i})}}]\n" for i in range(lines))
+        return f"def f(x):\n{filler}    match x:\n        case [a]:\n            pass\n"
+
+    def built_by_lowering(text: str) -> int:
+        module, tree = cst.parse_module(text), ast.parse(text)
+        with monkeypatch.context() as patch:
+            count = _count_nodes_built(patch)
+            pipeline._lower_module(module, text, "<s>", (3, 9), tree)
+            return count()
+
+    assert built_by_lowering(source(100)) == built_by_lowering(source(10))
+
+
+@needs_310
+def test_files_without_match_statements_are_not_parsed_by_libcst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed by LibCST")
+
+    monkeypatch.setattr(pipeline, "parse_source", refuse)
+    source = "import re\nmatched = re.match('a', 'a')\nif (n := 1):\n    pass\n"
+    assert transpile(source) is source
+    assert transpile(source, target="3.6") is source  # as before: := not looked for
+    monkeypatch.undo()
+    with pytest.raises(TranspileError):  # invalid files are still judged
+        transpile("def f(:\n    pass\n")
