@@ -143,6 +143,7 @@ def transpile_with_warnings(
             tree,
             style,
             match_lines(matches),
+            view.nodes() if tree is view.tree and tree is not None else None,
         )
     except TranspileError as error:
         raise _original_columns(error, lines) from None
@@ -191,15 +192,17 @@ def _lower_module(
     tree: Optional[ast.Module],
     style: str = "keep-lines",
     lines_of_matches: Optional[List[int]] = None,
+    nodes: Optional[List[ast.AST]] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
-    names = Names(identifiers_in(source), bound_names(module, tree))
+    """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once."""
+    names = Names(identifiers_in(source), bound_names(module, tree, nodes))
     transformer = MatchLowering(
         module,
         names,
         filename,
         source,
         target,
-        functions_in_order(tree),
+        functions_in_order(tree, nodes),
         module_facts(tree),  # the lowering's facts: keep this argument
         style,  # the output layout
         lines_of_matches,

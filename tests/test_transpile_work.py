@@ -109,3 +109,29 @@ def test_files_without_match_statements_are_not_parsed_by_libcst(
     monkeypatch.undo()
     with pytest.raises(TranspileError):  # invalid files are still judged
         transpile("def f(:\n    pass\n")
+
+
+@needs_310
+def test_only_functions_holding_a_match_statement_get_their_locals_analysed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import spam_transpile.lowering.scopes as scopes
+
+    analysed = []
+    original = scopes._stable_locals_of
+
+    def counting(function: ast.FunctionDef) -> frozenset:
+        analysed.append(function.name)
+        return original(function)
+
+    monkeypatch.setattr(scopes, "_stable_locals_of", counting)
+    methods = "".join(f"    def m{i}(self, x):\n        return x\n" for i in range(30))
+    source = (
+        f"class C:\n{methods}"
+        "    def f(self, x):\n        match x:\n            case [a]:\n"
+        "                return a\n"
+    )
+    output = transpile(source)
+    assert analysed == ["f"]
+    # the match line reads the local subject (no temporary): its names were known
+    assert output.splitlines()[-3].endswith("; x")

@@ -8,7 +8,8 @@ may read again in every case test instead of copying it into a temporary.
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, List, Optional, Set, Tuple, Union
+import functools
+from typing import Callable, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -189,31 +190,35 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
 
 # -- the same facts from the standard parser, for the whole module at once -------
 #
-# On 3.10+ ``ast`` parses match statements; one pass over its tree is far
-# cheaper than a LibCST walk per function. Functions are listed in source
-# order (as LibCST visits them), each with the names stable_locals() would
-# give it; the caller checks the names line up before trusting the list.
+# On 3.10+ ``ast`` parses match statements; its tree is far cheaper to walk
+# than LibCST's. Functions are listed in source order (as LibCST visits
+# them), each with a way to get the names stable_locals() would give it; the
+# caller checks the names line up before trusting the list, and asks for the
+# names only of functions that hold a match statement.
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def functions_in_order(
-    tree: Optional[ast.Module],
-) -> Optional[List[Tuple[str, FrozenSet[str]]]]:
-    """(name, stable locals) of every ``def`` of ``tree`` (names.standard_ast)
-    in source order, or None without a tree."""
+    tree: Optional[ast.Module], nodes: Optional[Sequence[ast.AST]] = None
+) -> Optional[List[Tuple[str, Callable[[], FrozenSet[str]]]]]:
+    """(name, stable locals on demand) of every ``def`` of ``tree``
+    (names.standard_ast) in source order, or None without a tree.
+
+    ``nodes``: every node of ``tree``, when the caller has them at hand.
+    """
     if tree is None:
         return None
-    found: List[Tuple[str, FrozenSet[str]]] = []
-    _collect_functions(tree, found)
-    return found
-
-
-def _collect_functions(node: ast.AST, found: List[Tuple[str, FrozenSet[str]]]) -> None:
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((child.name, _stable_locals_of(child)))
-        _collect_functions(child, found)
+    if nodes is None:
+        nodes = list(ast.walk(tree))
+    functions = [
+        node
+        for node in nodes
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    # A ``def`` starts on its own line, after any ``def`` around it.
+    functions.sort(key=lambda f: (f.lineno, f.col_offset))
+    return [(f.name, functools.partial(_stable_locals_of, f)) for f in functions]
 
 
 def _stable_locals_of(
