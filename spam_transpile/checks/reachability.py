@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -29,8 +29,8 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
     of literal cases linear.
     """
     found: List[Tuple[int, Tuple[int, ...]]] = []
-    earlier: List[Tuple[int, cst.MatchPattern]] = []
-    not_constant: List[Tuple[int, cst.MatchPattern]] = []
+    earlier = _Earlier()
+    not_constant = _Earlier()
     first_with_key: Dict[object, int] = {}
     for later, case in enumerate(match.cases):
         key = _bare_constant_key(case.pattern)
@@ -45,9 +45,9 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
         if covering is not None:
             found.append((later, tuple(sorted(set(covering)))))
         if case.guard is None:
-            earlier.append((later, case.pattern))
+            earlier.add(later, case.pattern)
             if key is None:
-                not_constant.append((later, case.pattern))
+                not_constant.add(later, case.pattern)
             else:
                 first_with_key.setdefault(key, later)
     return found
@@ -60,15 +60,56 @@ def _bare_constant_key(p: cst.MatchPattern) -> Optional[object]:
     return None
 
 
-def _covered_by(
-    earlier: List[Tuple[int, cst.MatchPattern]], q: cst.MatchPattern
-) -> Optional[List[int]]:
+# The head of an irrefutable pattern: it may cover anything.
+_ANY = ("any",)
+
+
+def _heads(p: cst.MatchPattern) -> FrozenSet[tuple]:
+    """What decides, before any comparison, which patterns ``p`` may cover or
+    be covered by: covers(p, q) is False unless p is irrefutable (its heads
+    hold _ANY) or the two share a head (the same kind of pattern: the same
+    literal, class or kind of container)."""
+    if isinstance(p, cst.MatchAs):
+        return frozenset([_ANY]) if p.pattern is None else _heads(p.pattern)
+    if isinstance(p, cst.MatchOr):
+        return frozenset().union(*(_heads(a.pattern) for a in p.patterns))
+    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+        return frozenset([(type(p).__name__, _constant_key(p))])
+    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
+        return frozenset([("sequence",)])
+    if isinstance(p, cst.MatchMapping):
+        return frozenset([("mapping",)])
+    if isinstance(p, cst.MatchClass):
+        return frozenset([("class", _dotted(p.cls))])
+    return frozenset()  # covers() knows no other kind: it covers nothing
+
+
+class _Earlier:
+    """The earlier unguarded cases, found by head: comparing a case only with
+    those that may cover it keeps a match of many kinds of cases linear."""
+
+    def __init__(self) -> None:
+        self._by_head: Dict[tuple, List[Tuple[int, cst.MatchPattern]]] = {}
+
+    def add(self, index: int, p: cst.MatchPattern) -> None:
+        for head in _heads(p):
+            self._by_head.setdefault(head, []).append((index, p))
+
+    def candidates(self, q: cst.MatchPattern) -> List[Tuple[int, cst.MatchPattern]]:
+        """Every earlier case that may cover ``q``, in case order."""
+        found: Dict[int, cst.MatchPattern] = {}
+        for head in _heads(q) | {_ANY}:
+            found.update(self._by_head.get(head, ()))
+        return sorted(found.items(), key=lambda item: item[0])
+
+
+def _covered_by(earlier: _Earlier, q: cst.MatchPattern) -> Optional[List[int]]:
     """Indexes of earlier cases that together cover ``q``, or None.
 
     An or-pattern may be covered piecewise: ``case 1`` and ``case 2`` leave
     nothing for a later ``case 1 | 2``.
     """
-    single = next((i for i, p in earlier if covers(p, q)), None)
+    single = next((i for i, p in earlier.candidates(q) if covers(p, q)), None)
     if single is not None:
         return [single]
     if isinstance(q, cst.MatchAs) and q.pattern is not None:
@@ -212,5 +253,6 @@ def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # as _value_key: each class name once
 def _dotted(node: cst.BaseExpression) -> str:
     return "".join(_EMPTY.code_for_node(node.with_changes(lpar=[], rpar=[])).split())
