@@ -207,7 +207,7 @@ def _lower_module(
         style,  # the output layout
         lines_of_matches,
     )
-    result = module.visit(transformer)
+    result = transformer.rewrite()
     if transformer.failed is not None:
         raise transformer.failed
     if not transformer.match_count:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 import sys
-from typing import Callable, Iterator
+from pathlib import Path
+from typing import Callable, Iterator, List, Tuple
 
 import libcst as cst
 import pytest
@@ -135,3 +136,36 @@ def test_only_functions_holding_a_match_statement_get_their_locals_analysed(
     assert analysed == ["f"]
     # the match line reads the local subject (no temporary): its names were known
     assert output.splitlines()[-3].endswith("; x")
+
+
+def _sources_with_matches() -> Iterator[Tuple[str, str]]:
+    root = Path(__file__).resolve().parent.parent
+    for folder in (
+        root / "fixtures" / "cases",
+        root / "scripts" / "bench" / "fixtures",
+    ):
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.endswith(".out.py"):
+                yield path.name, path.read_text(encoding="utf-8")
+    patma = Path(ast.__file__).parent / "test" / "test_patma.py"
+    if sys.version_info >= (3, 10) and patma.exists():
+        yield patma.name, patma.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("layout", ["keep-lines", "readable"])
+def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
+    monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    import spam_transpile.lowering.transformer as transformer
+
+    def lowered() -> List[str]:
+        return [
+            transpile(source, filename=name, layout=layout)
+            for name, source in _sources_with_matches()
+        ]
+
+    through_blocks = lowered()
+    monkeypatch.setattr(
+        transformer, "rewrite_blocks", lambda module, visitor: module.visit(visitor)
+    )
+    assert through_blocks == lowered()

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.blocks import MAY_HOLD_MATCH
+from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
@@ -146,6 +146,17 @@ class MatchLowering(cst.CSTTransformer):
 
     def code(self, node: cst.CSTNode) -> str:
         return self.module.code_for_node(node)
+
+    def rewrite(self) -> cst.Module:
+        """The module with its match statements lowered (``self.failed`` set
+        instead where it cannot be): ``module.visit(self)``, through the
+        blocks that can hold a match statement only, where that is all this
+        transformer enters (see on_visit)."""
+        if self.target < (3, 8):
+            return self.module.visit(self)
+        result = rewrite_blocks(self.module, self)
+        assert isinstance(result, cst.Module)
+        return result
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         # Match statements only sit in blocks of compound statements: the
