@@ -9,7 +9,18 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Callable, FrozenSet, List, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -196,8 +207,6 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
 # caller checks the names line up before trusting the list, and asks for the
 # names only of functions that hold a match statement.
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
 
 def functions_in_order(
     tree: Optional[ast.Module], nodes: Optional[Sequence[ast.AST]] = None
@@ -228,47 +237,67 @@ def _stable_locals_of(
     bound: Set[str] = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     bound.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     declared: Set[str] = set()
+    inner: List[ast.AST] = []
     for statement in function.body:
-        _bindings(statement, bound, declared)
-    nested: Set[str] = set()
-    for statement in function.body:
-        _nested_nonlocals(statement, nested, inside=False)
+        _bindings(statement, bound, declared, inner)
+    # A ``nonlocal`` can only sit in the body of a nested def or class.
+    nested = {
+        name
+        for scope in inner
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Nonlocal)
+        for name in node.names
+    }
     return frozenset(bound - declared - nested)
 
 
-def _bindings(node: ast.AST, bound: Set[str], declared: Set[str]) -> None:
-    """Names ``node`` binds in the function it belongs to (not nested scopes)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        bound.add(node.name)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _bindings(
+    node: ast.AST, bound: Set[str], declared: Set[str], inner: List[ast.AST]
+) -> None:
+    """Names ``node`` binds in the function it belongs to (not nested scopes,
+    which are added to ``inner`` instead). Exact types and direct field
+    access: this walks every function that holds a match statement."""
+    kind = type(node)
+    if kind in _DEFINITIONS:
+        bound.add(node.name)  # type: ignore[attr-defined]
+        inner.append(node)
         return
-    if isinstance(node, ast.Lambda):
+    if kind is ast.Lambda:
+        return  # its body is an expression: no ``nonlocal`` in it
+    if kind is ast.Global or kind is ast.Nonlocal:
+        declared.update(node.names)  # type: ignore[attr-defined]
         return
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        declared.update(node.names)
-        return
-    if isinstance(node, ast.comprehension):
+    if kind is ast.comprehension:
         # Its target is the comprehension's own variable; ``:=`` inside the
         # iterable or the conditions binds the function's.
-        for part in (node.iter, *node.ifs):
-            _bindings(part, bound, declared)
+        for part in (node.iter, *node.ifs):  # type: ignore[attr-defined]
+            _bindings(part, bound, declared, inner)
         return
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        bound.add(node.id)
-    elif isinstance(node, ast.alias):
-        bound.add(node.asname or node.name.split(".")[0])
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        bound.add(node.name)
-    elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-        bound.add(node.name)
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        bound.add(node.rest)
-    for child in ast.iter_child_nodes(node):
-        _bindings(child, bound, declared)
+    if kind is ast.Name:
+        if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            bound.add(node.id)  # type: ignore[attr-defined]
+        return
+    name = _BINDS.get(kind)
+    if name is not None:
+        bound.update(name(node))
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _bindings(item, bound, declared, inner)
+        elif isinstance(value, ast.AST):
+            _bindings(value, bound, declared, inner)
 
 
-def _nested_nonlocals(node: ast.AST, found: Set[str], inside: bool) -> None:
-    if isinstance(node, ast.Nonlocal) and inside:
-        found.update(node.names)
-    inside = inside or isinstance(node, _SCOPES)
-    for child in ast.iter_child_nodes(node):
-        _nested_nonlocals(child, found, inside)
+# The other nodes that bind a name themselves: the names they bind.
+_BINDS: Dict[type, Callable[[Any], List[str]]] = {
+    ast.alias: lambda node: [node.asname or node.name.split(".")[0]],
+    ast.ExceptHandler: lambda node: [node.name] if node.name else [],
+    ast.MatchAs: lambda node: [node.name] if node.name else [],
+    ast.MatchStar: lambda node: [node.name] if node.name else [],
+    ast.MatchMapping: lambda node: [node.rest] if node.rest else [],
+}
