@@ -22,6 +22,7 @@ from typing import Callable, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
+from spam_transpile.codegen import code_for
 from spam_transpile.checks.verify import (
     check_lines_kept,
     check_output_compiles,
@@ -212,7 +213,7 @@ def _lower_module(
         raise transformer.failed
     if not transformer.match_count:
         return source, transformer.warnings
-    return result.code, transformer.warnings
+    return code_for(result, result), transformer.warnings
 
 
 def _first_error(

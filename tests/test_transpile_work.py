@@ -169,3 +169,28 @@ def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
         transformer, "rewrite_blocks", lambda module, visitor: module.visit(visitor)
     )
     assert through_blocks == lowered()
+
+
+def test_plain_code_generation_writes_what_libcst_writes() -> None:
+    from libcst._nodes.base import CSTCodegenError
+
+    from spam_transpile.codegen import code_for
+
+    for name, source in _sources_with_matches():
+        module = cst.parse_module(source)
+        assert code_for(module, module) == module.code == source, name
+        nodes: List[cst.CSTNode] = []
+
+        class Collect(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                nodes.append(node)
+                return True
+
+        module.visit(Collect())
+        for node in nodes[::7]:  # a sample of every kind, in every context
+            try:
+                expected = module.code_for_node(node)
+            except CSTCodegenError:
+                continue  # a node that only has code within its parent
+            assert code_for(node, module) == expected, name
+        assert code_for(nodes[1]) == cst.Module(body=[]).code_for_node(nodes[1])

@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-_EMPTY = cst.Module(body=[])
+from spam_transpile.codegen import code_for
 
 
 def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
@@ -167,7 +167,7 @@ def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tupl
 # by identity; the cache keeps alive only the few small value nodes it holds.
 @functools.lru_cache(maxsize=4096)
 def _value_key(value: cst.BaseExpression) -> Optional[tuple]:
-    text = _EMPTY.code_for_node(value.with_changes(lpar=[], rpar=[]))
+    text = code_for(value.with_changes(lpar=[], rpar=[]))
     if isinstance(value, (cst.Name, cst.Attribute)):
         # The same dotted name names the same object when both cases run.
         return ("value", "".join(text.split()))
@@ -255,4 +255,4 @@ def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # as _value_key: each class name once
 def _dotted(node: cst.BaseExpression) -> str:
-    return "".join(_EMPTY.code_for_node(node.with_changes(lpar=[], rpar=[])).split())
+    return "".join(code_for(node.with_changes(lpar=[], rpar=[])).split())

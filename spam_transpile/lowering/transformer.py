@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
+from spam_transpile.codegen import code_for
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
@@ -145,7 +146,7 @@ class MatchLowering(cst.CSTTransformer):
         self._orphans: Dict[int, Sequence[cst.EmptyLine]] = {}
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_for(node, self.module)
 
     def rewrite(self) -> cst.Module:
         """The module with its match statements lowered (``self.failed`` set
@@ -728,7 +729,7 @@ class MatchEmitter:
     def _newlines(node_or_text: Union[str, cst.CSTNode]) -> int:
         if isinstance(node_or_text, str):
             return node_or_text.count("\n")
-        text = cst.Module(body=[]).code_for_node(node_or_text)
+        text = code_for(node_or_text)
         if isinstance(node_or_text, cst.BaseStatement):
             return text.count("\n") - 1  # its own line end
         return text.count("\n")
