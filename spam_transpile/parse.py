@@ -157,7 +157,7 @@ class CPythonView:
         """Every node of the tree in ``ast.walk`` order: one walk, shared by
         the checks that each used to walk the tree themselves."""
         if self._nodes is None:
-            self._nodes = [] if self.tree is None else list(ast.walk(self.tree))
+            self._nodes = [] if self.tree is None else _walk(self.tree)
         return self._nodes
 
     def matches(self) -> List[ast.Match]:
@@ -185,6 +185,22 @@ def cpython_view(source: str, filename: str) -> CPythonView:
                 ),
                 available=True,
             )
+
+
+def _walk(tree: ast.AST) -> List[ast.AST]:
+    """``list(ast.walk(tree))``, same order, without a generator per node."""
+    nodes = [tree]
+    node_type, list_type = ast.AST, list
+    for node in nodes:  # grows as it goes: breadth first, as ast.walk
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_type):
+                nodes.append(value)
+            elif isinstance(value, list_type):
+                for item in value:
+                    if isinstance(item, node_type):
+                        nodes.append(item)
+    return nodes
 
 
 def has_match_statement(tree: ast.Module) -> bool:

@@ -194,3 +194,16 @@ def test_plain_code_generation_writes_what_libcst_writes() -> None:
                 continue  # a node that only has code within its parent
             assert code_for(node, module) == expected, name
         assert code_for(nodes[1]) == cst.Module(body=[]).code_for_node(nodes[1])
+
+
+def test_the_shared_walk_of_the_standard_tree_is_ast_walk() -> None:
+    from spam_transpile.parse import _walk
+
+    for name, source in _sources_with_matches():
+        if sys.version_info < (3, 10):
+            break
+        tree = ast.parse(source)
+        walked = _walk(tree)
+        expected = list(ast.walk(tree))
+        assert len(walked) == len(expected), name
+        assert all(a is b for a, b in zip(walked, expected)), name
