@@ -125,34 +125,41 @@ def _covered_by(earlier: _Earlier, q: cst.MatchPattern) -> Optional[List[int]]:
     return None
 
 
+# Patterns are told apart by exact type: isinstance() on LibCST's abstract
+# classes is slow, and covers() runs for many pairs of cases.
+_SEQUENCES = (cst.MatchList, cst.MatchTuple)
+
+
 def covers(p: cst.MatchPattern, q: cst.MatchPattern) -> bool:
     """Does every subject that matches ``q`` also match ``p``?"""
     if is_irrefutable(p):
         return True
-    if isinstance(p, cst.MatchAs) and p.pattern is not None:
-        return covers(p.pattern, q)
-    if isinstance(q, cst.MatchAs):
-        return q.pattern is not None and covers(p, q.pattern)
-    if isinstance(q, cst.MatchOr):
-        return all(covers(p, alt.pattern) for alt in q.patterns)
-    if isinstance(p, cst.MatchOr):
-        return any(covers(alt.pattern, q) for alt in p.patterns)
-    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
-        return type(p) is type(q) and _constant_key(p) == _constant_key(q)  # type: ignore[arg-type]
-    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
-        return isinstance(q, (cst.MatchList, cst.MatchTuple)) and _sequence_covers(p, q)
-    if isinstance(p, cst.MatchMapping):
-        return isinstance(q, cst.MatchMapping) and _mapping_covers(p, q)
-    if isinstance(p, cst.MatchClass):
-        return isinstance(q, cst.MatchClass) and _class_covers(p, q)
+    p_kind, q_kind = type(p), type(q)
+    if p_kind is cst.MatchAs and p.pattern is not None:  # type: ignore[attr-defined]
+        return covers(p.pattern, q)  # type: ignore[attr-defined]
+    if q_kind is cst.MatchAs:
+        return q.pattern is not None and covers(p, q.pattern)  # type: ignore
+    if q_kind is cst.MatchOr:
+        return all(covers(p, alt.pattern) for alt in q.patterns)  # type: ignore
+    if p_kind is cst.MatchOr:
+        return any(covers(alt.pattern, q) for alt in p.patterns)  # type: ignore
+    if p_kind is cst.MatchValue or p_kind is cst.MatchSingleton:
+        return p_kind is q_kind and _constant_key(p) == _constant_key(q)  # type: ignore
+    if p_kind in _SEQUENCES:
+        return q_kind in _SEQUENCES and _sequence_covers(p, q)  # type: ignore
+    if p_kind is cst.MatchMapping:
+        return q_kind is cst.MatchMapping and _mapping_covers(p, q)  # type: ignore
+    if p_kind is cst.MatchClass:
+        return q_kind is cst.MatchClass and _class_covers(p, q)  # type: ignore
     return False
 
 
 def is_irrefutable(p: cst.MatchPattern) -> bool:
-    if isinstance(p, cst.MatchAs):
-        return p.pattern is None or is_irrefutable(p.pattern)
-    if isinstance(p, cst.MatchOr):
-        return any(is_irrefutable(alt.pattern) for alt in p.patterns)
+    kind = type(p)
+    if kind is cst.MatchAs:
+        return p.pattern is None or is_irrefutable(p.pattern)  # type: ignore
+    if kind is cst.MatchOr:
+        return any(is_irrefutable(alt.pattern) for alt in p.patterns)  # type: ignore
     return False
 
 
