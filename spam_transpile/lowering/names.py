@@ -155,22 +155,25 @@ def bound_names(
     return frozenset(visitor.names)
 
 
-# The node types that can bind a name themselves (ast_bindings).
+# The node types that can bind a name themselves (ast_bindings); the match
+# patterns' only where ast has them (3.10+: the tool also runs on 3.9).
 _BINDERS = frozenset(
-    {
-        ast.Name,
-        ast.arg,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.alias,
-        ast.Global,
-        ast.Nonlocal,
-        ast.ExceptHandler,
-        ast.MatchAs,
-        ast.MatchStar,
-        ast.MatchMapping,
-    }
+    getattr(ast, name)
+    for name in (
+        "Name",
+        "arg",
+        "FunctionDef",
+        "AsyncFunctionDef",
+        "ClassDef",
+        "alias",
+        "Global",
+        "Nonlocal",
+        "ExceptHandler",
+        "MatchAs",
+        "MatchStar",
+        "MatchMapping",
+    )
+    if hasattr(ast, name)
 )
 
 

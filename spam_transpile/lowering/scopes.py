@@ -293,11 +293,24 @@ def _bindings(
             _bindings(value, bound, declared, inner)
 
 
-# The other nodes that bind a name themselves: the names they bind.
+def _named(node: Any) -> List[str]:
+    return [node.name] if node.name else []
+
+
+def _rest(node: Any) -> List[str]:
+    return [node.rest] if node.rest else []
+
+
+# The other nodes that bind a name themselves: the names they bind (the match
+# patterns' only where ast has them: the tool also runs on 3.9).
 _BINDS: Dict[type, Callable[[Any], List[str]]] = {
-    ast.alias: lambda node: [node.asname or node.name.split(".")[0]],
-    ast.ExceptHandler: lambda node: [node.name] if node.name else [],
-    ast.MatchAs: lambda node: [node.name] if node.name else [],
-    ast.MatchStar: lambda node: [node.name] if node.name else [],
-    ast.MatchMapping: lambda node: [node.rest] if node.rest else [],
+    getattr(ast, kind): names
+    for kind, names in (
+        ("alias", lambda node: [node.asname or node.name.split(".")[0]]),
+        ("ExceptHandler", _named),
+        ("MatchAs", _named),
+        ("MatchStar", _named),
+        ("MatchMapping", _rest),
+    )
+    if hasattr(ast, kind)
 }
