@@ -20,7 +20,7 @@ import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Optional, Tuple, Union
+from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -150,6 +150,21 @@ class CPythonView:
     tree: Optional[ast.Module] = None
     error: Optional[TranspileError] = None
     available: bool = field(default=False)
+    _nodes: Optional[List[ast.AST]] = field(default=None, repr=False)
+    _matches: Optional[List[ast.Match]] = field(default=None, repr=False)
+
+    def nodes(self) -> List[ast.AST]:
+        """Every node of the tree in ``ast.walk`` order: one walk, shared by
+        the checks that each used to walk the tree themselves."""
+        if self._nodes is None:
+            self._nodes = [] if self.tree is None else _walk(self.tree)
+        return self._nodes
+
+    def matches(self) -> List[ast.Match]:
+        """The tree's match statements, in ``ast.walk`` order."""
+        if self._matches is None:
+            self._matches = [n for n in self.nodes() if isinstance(n, ast.Match)]
+        return self._matches
 
 
 def cpython_view(source: str, filename: str) -> CPythonView:
@@ -170,6 +185,22 @@ def cpython_view(source: str, filename: str) -> CPythonView:
                 ),
                 available=True,
             )
+
+
+def _walk(tree: ast.AST) -> List[ast.AST]:
+    """``list(ast.walk(tree))``, same order, without a generator per node."""
+    nodes = [tree]
+    node_type, list_type = ast.AST, list
+    for node in nodes:  # grows as it goes: breadth first, as ast.walk
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, node_type):
+                nodes.append(value)
+            elif isinstance(value, list_type):
+                for item in value:
+                    if isinstance(item, node_type):
+                        nodes.append(item)
+    return nodes
 
 
 def has_match_statement(tree: ast.Module) -> bool:
@@ -297,16 +328,20 @@ def _pattern_tokens(text: str) -> Iterator[Tuple[str, str]]:
 
 
 def check_pattern_nesting(
-    source: str, filename: str, tree: Optional[ast.Module], lines: List[str]
+    source: str,
+    filename: str,
+    matches: Optional[Sequence[ast.Match]],
+    lines: List[str],
 ) -> None:
     """Refuse, before LibCST parses it, a pattern it would take ages on.
 
     ``lines`` are the source's lines without their endings (CPython's line
-    numbers index them). With a tree (3.10+) only the text of each case's
-    pattern is scanned; without, the whole file is tokenized.
+    numbers index them). ``matches`` are the match statements of the
+    source's standard tree (3.10+; None without a tree): then only the text
+    of each case's pattern is scanned; without, the whole file is tokenized.
     """
-    if tree is not None:
-        found = _heaviest_pattern_from_tree(tree, lines)
+    if matches is not None:
+        found = _heaviest_pattern(matches, lines)
     else:
         found = _heaviest_pattern_from_tokens("\n".join(lines) + "\n")
     if found is not None and found[0] > PATTERN_NESTING_LIMIT:
@@ -322,10 +357,15 @@ def check_pattern_nesting(
 def _heaviest_pattern_from_tree(
     tree: ast.Module, lines: List[str]
 ) -> Optional[Tuple[int, int, int]]:
+    matches = [node for node in ast.walk(tree) if isinstance(node, ast.Match)]
+    return _heaviest_pattern(matches, lines)
+
+
+def _heaviest_pattern(
+    matches: Sequence[ast.Match], lines: List[str]
+) -> Optional[Tuple[int, int, int]]:
     heaviest: Optional[Tuple[int, int, int]] = None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Match):
-            continue
+    for node in matches:
         boundary: Union[ast.expr, ast.stmt] = node.subject
         for case in node.cases:
             pattern = case.pattern

@@ -22,6 +22,7 @@ from typing import Callable, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
+from spam_transpile.codegen import code_for
 from spam_transpile.checks.verify import (
     check_lines_kept,
     check_output_compiles,
@@ -35,6 +36,7 @@ from spam_transpile.lowering.names import (
     identifiers_in,
     standard_ast,
 )
+from spam_transpile.lowering.positions import match_lines
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
@@ -46,7 +48,6 @@ from spam_transpile.parse import (
     check_pattern_nesting,
     cpython_view,
     cst_has_match_statement,
-    has_match_statement,
     may_contain_match,
     parse_source,
 )
@@ -110,11 +111,16 @@ def transpile_with_warnings(
     # limits are the ones the user's interpreter has.
     text = _without_bom(source)
     view = cpython_view(text, filename)
+    if view.tree is not None and not may_contain_match(source):
+        # Valid, and no line can start a match statement: nothing to lower,
+        # and nothing for LibCST to parse.
+        return source, warnings
+    matches = view.matches() if view.tree is not None else None
     # A file without match statements comes back as it is: CPython judges
     # only files there is something to lower in.
-    judged = view.tree is not None and has_match_statement(view.tree)
+    judged = bool(matches)
     deferred = check_compiles(text, filename) if judged else None
-    check_pattern_nesting(source, filename, view.tree, lines.lines)
+    check_pattern_nesting(source, filename, matches, lines.lines)
     try:
         module = _deep(parse_source, lines.text, filename, source)
     except Unparsable:
@@ -130,7 +136,15 @@ def transpile_with_warnings(
     tree = view.tree if view.available else standard_ast(lines.text)
     try:
         lowered = _deep(
-            _lower_module, module, lines.text, filename, version, tree, style
+            _lower_module,
+            module,
+            lines.text,
+            filename,
+            version,
+            tree,
+            style,
+            match_lines(matches),
+            view.nodes() if tree is view.tree and tree is not None else None,
         )
     except TranspileError as error:
         raise _original_columns(error, lines) from None
@@ -159,7 +173,9 @@ def transpile_with_warnings(
     output = restore_layout(lines, output)
     check_lines_kept(source, output, filename)
     check_output_compiles(source, output, filename)
-    check_target_syntax(view.tree, output, version, filename)
+    check_target_syntax(
+        view.nodes() if view.tree is not None else None, output, version, filename
+    )
     return output, warnings
 
 
@@ -176,24 +192,28 @@ def _lower_module(
     target: Tuple[int, int],
     tree: Optional[ast.Module],
     style: str = "keep-lines",
+    lines_of_matches: Optional[List[int]] = None,
+    nodes: Optional[List[ast.AST]] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
-    names = Names(identifiers_in(source), bound_names(module, tree))
+    """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once."""
+    names = Names(identifiers_in(source), bound_names(module, tree, nodes))
     transformer = MatchLowering(
         module,
         names,
         filename,
         source,
         target,
-        functions_in_order(tree),
+        functions_in_order(tree, nodes),
         module_facts(tree),  # the lowering's facts: keep this argument
         style,  # the output layout
+        lines_of_matches,
     )
-    result = module.visit(transformer)
+    result = transformer.rewrite()
     if transformer.failed is not None:
         raise transformer.failed
     if not transformer.match_count:
         return source, transformer.warnings
-    return result.code, transformer.warnings
+    return code_for(result, result), transformer.warnings
 
 
 def _first_error(

@@ -136,3 +136,40 @@ def test_warnings_are_never_wrong_on_random_programs() -> None:
             ran.add((current, int(line.split()[1])))
     assert silent & ran == set()
     assert ran, "the program should run some cases"
+
+
+class _EveryEarlierCase:
+    """The plain definition: a case may be covered by any earlier case."""
+
+    def __init__(self) -> None:
+        self.cases: list = []
+
+    def add(self, index: int, p: cst.MatchPattern) -> None:
+        self.cases.append((index, p))
+
+    def candidates(self, q: cst.MatchPattern) -> list:
+        return self.cases
+
+
+def test_cases_compared_by_head_find_what_every_pair_finds(monkeypatch) -> None:
+    import random
+
+    import spam_transpile.checks.reachability as reachability
+    from difftest import ProgramGen, RandomChooser, random_program
+
+    matches: list = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Match(self, node: cst.Match) -> None:
+            matches.append(node)
+
+    for seed in range(3):
+        chooser = RandomChooser(random.Random(seed))
+        program = random_program(ProgramGen(chooser), 200, 12)
+        cst.parse_module(program.source()).visit(Collect())
+    assert len(matches) > 100
+    by_head = [unreachable_cases(match) for match in matches]
+    monkeypatch.setattr(reachability, "_Earlier", _EveryEarlierCase)
+    every_pair = [unreachable_cases(match) for match in matches]
+    assert by_head == every_pair
+    assert sum(map(bool, every_pair)) > 20, "the programs should have some"

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-_EMPTY = cst.Module(body=[])
+from spam_transpile.codegen import code_for
 
 
 def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
@@ -29,8 +29,8 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
     of literal cases linear.
     """
     found: List[Tuple[int, Tuple[int, ...]]] = []
-    earlier: List[Tuple[int, cst.MatchPattern]] = []
-    not_constant: List[Tuple[int, cst.MatchPattern]] = []
+    earlier = _Earlier()
+    not_constant = _Earlier()
     first_with_key: Dict[object, int] = {}
     for later, case in enumerate(match.cases):
         key = _bare_constant_key(case.pattern)
@@ -45,9 +45,9 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
         if covering is not None:
             found.append((later, tuple(sorted(set(covering)))))
         if case.guard is None:
-            earlier.append((later, case.pattern))
+            earlier.add(later, case.pattern)
             if key is None:
-                not_constant.append((later, case.pattern))
+                not_constant.add(later, case.pattern)
             else:
                 first_with_key.setdefault(key, later)
     return found
@@ -60,15 +60,56 @@ def _bare_constant_key(p: cst.MatchPattern) -> Optional[object]:
     return None
 
 
-def _covered_by(
-    earlier: List[Tuple[int, cst.MatchPattern]], q: cst.MatchPattern
-) -> Optional[List[int]]:
+# The head of an irrefutable pattern: it may cover anything.
+_ANY = ("any",)
+
+
+def _heads(p: cst.MatchPattern) -> FrozenSet[tuple]:
+    """What decides, before any comparison, which patterns ``p`` may cover or
+    be covered by: covers(p, q) is False unless p is irrefutable (its heads
+    hold _ANY) or the two share a head (the same kind of pattern: the same
+    literal, class or kind of container)."""
+    if isinstance(p, cst.MatchAs):
+        return frozenset([_ANY]) if p.pattern is None else _heads(p.pattern)
+    if isinstance(p, cst.MatchOr):
+        return frozenset().union(*(_heads(a.pattern) for a in p.patterns))
+    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+        return frozenset([(type(p).__name__, _constant_key(p))])
+    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
+        return frozenset([("sequence",)])
+    if isinstance(p, cst.MatchMapping):
+        return frozenset([("mapping",)])
+    if isinstance(p, cst.MatchClass):
+        return frozenset([("class", _dotted(p.cls))])
+    return frozenset()  # covers() knows no other kind: it covers nothing
+
+
+class _Earlier:
+    """The earlier unguarded cases, found by head: comparing a case only with
+    those that may cover it keeps a match of many kinds of cases linear."""
+
+    def __init__(self) -> None:
+        self._by_head: Dict[tuple, List[Tuple[int, cst.MatchPattern]]] = {}
+
+    def add(self, index: int, p: cst.MatchPattern) -> None:
+        for head in _heads(p):
+            self._by_head.setdefault(head, []).append((index, p))
+
+    def candidates(self, q: cst.MatchPattern) -> List[Tuple[int, cst.MatchPattern]]:
+        """Every earlier case that may cover ``q``, in case order."""
+        found: Dict[int, cst.MatchPattern] = {}
+        for head in _heads(q) | {_ANY}:
+            found.update(self._by_head.get(head, ()))
+        return sorted(found.items(), key=lambda item: item[0])
+
+
+def _covered_by(earlier: _Earlier, q: cst.MatchPattern) -> Optional[List[int]]:
     """Indexes of earlier cases that together cover ``q``, or None.
 
     An or-pattern may be covered piecewise: ``case 1`` and ``case 2`` leave
     nothing for a later ``case 1 | 2``.
     """
-    single = next((i for i, p in earlier if covers(p, q)), None)
+    single = next((i for i, p in earlier.candidates(q) if covers(p, q)), None)
     if single is not None:
         return [single]
     if isinstance(q, cst.MatchAs) and q.pattern is not None:
@@ -84,34 +125,41 @@ def _covered_by(
     return None
 
 
+# Patterns are told apart by exact type: isinstance() on LibCST's abstract
+# classes is slow, and covers() runs for many pairs of cases.
+_SEQUENCES = (cst.MatchList, cst.MatchTuple)
+
+
 def covers(p: cst.MatchPattern, q: cst.MatchPattern) -> bool:
     """Does every subject that matches ``q`` also match ``p``?"""
     if is_irrefutable(p):
         return True
-    if isinstance(p, cst.MatchAs) and p.pattern is not None:
-        return covers(p.pattern, q)
-    if isinstance(q, cst.MatchAs):
-        return q.pattern is not None and covers(p, q.pattern)
-    if isinstance(q, cst.MatchOr):
-        return all(covers(p, alt.pattern) for alt in q.patterns)
-    if isinstance(p, cst.MatchOr):
-        return any(covers(alt.pattern, q) for alt in p.patterns)
-    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
-        return type(p) is type(q) and _constant_key(p) == _constant_key(q)  # type: ignore[arg-type]
-    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
-        return isinstance(q, (cst.MatchList, cst.MatchTuple)) and _sequence_covers(p, q)
-    if isinstance(p, cst.MatchMapping):
-        return isinstance(q, cst.MatchMapping) and _mapping_covers(p, q)
-    if isinstance(p, cst.MatchClass):
-        return isinstance(q, cst.MatchClass) and _class_covers(p, q)
+    p_kind, q_kind = type(p), type(q)
+    if p_kind is cst.MatchAs and p.pattern is not None:  # type: ignore[attr-defined]
+        return covers(p.pattern, q)  # type: ignore[attr-defined]
+    if q_kind is cst.MatchAs:
+        return q.pattern is not None and covers(p, q.pattern)  # type: ignore
+    if q_kind is cst.MatchOr:
+        return all(covers(p, alt.pattern) for alt in q.patterns)  # type: ignore
+    if p_kind is cst.MatchOr:
+        return any(covers(alt.pattern, q) for alt in p.patterns)  # type: ignore
+    if p_kind is cst.MatchValue or p_kind is cst.MatchSingleton:
+        return p_kind is q_kind and _constant_key(p) == _constant_key(q)  # type: ignore
+    if p_kind in _SEQUENCES:
+        return q_kind in _SEQUENCES and _sequence_covers(p, q)  # type: ignore
+    if p_kind is cst.MatchMapping:
+        return q_kind is cst.MatchMapping and _mapping_covers(p, q)  # type: ignore
+    if p_kind is cst.MatchClass:
+        return q_kind is cst.MatchClass and _class_covers(p, q)  # type: ignore
     return False
 
 
 def is_irrefutable(p: cst.MatchPattern) -> bool:
-    if isinstance(p, cst.MatchAs):
-        return p.pattern is None or is_irrefutable(p.pattern)
-    if isinstance(p, cst.MatchOr):
-        return any(is_irrefutable(alt.pattern) for alt in p.patterns)
+    kind = type(p)
+    if kind is cst.MatchAs:
+        return p.pattern is None or is_irrefutable(p.pattern)  # type: ignore
+    if kind is cst.MatchOr:
+        return any(is_irrefutable(alt.pattern) for alt in p.patterns)  # type: ignore
     return False
 
 
@@ -119,8 +167,15 @@ def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tupl
     """A key equal for two patterns only if they compare against the same thing."""
     if isinstance(p, cst.MatchSingleton):
         return ("singleton", p.value.value)
-    text = _EMPTY.code_for_node(p.value.with_changes(lpar=[], rpar=[]))
-    if isinstance(p.value, (cst.Name, cst.Attribute)):
+    return _value_key(p.value)
+
+
+# Cases are compared pairwise: each value's text is generated once. Nodes hash
+# by identity; the cache keeps alive only the few small value nodes it holds.
+@functools.lru_cache(maxsize=4096)
+def _value_key(value: cst.BaseExpression) -> Optional[tuple]:
+    text = code_for(value.with_changes(lpar=[], rpar=[]))
+    if isinstance(value, (cst.Name, cst.Attribute)):
         # The same dotted name names the same object when both cases run.
         return ("value", "".join(text.split()))
     return _literal_key(text.strip())
@@ -173,19 +228,15 @@ def _sequence_covers(
     )
 
 
-def _key(node: cst.BaseExpression) -> Optional[tuple]:
-    return _constant_key(cst.MatchValue(value=node))
-
-
 def _mapping_covers(p: cst.MatchMapping, q: cst.MatchMapping) -> bool:
     q_values = {}
     for element in q.elements:
-        key = _key(element.key)
+        key = _value_key(element.key)
         if key is None:
             return False
         q_values[key] = element.pattern
     for element in p.elements:
-        key = _key(element.key)
+        key = _value_key(element.key)
         if (
             key is None
             or key not in q_values
@@ -209,5 +260,6 @@ def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)  # as _value_key: each class name once
 def _dotted(node: cst.BaseExpression) -> str:
-    return "".join(_EMPTY.code_for_node(node.with_changes(lpar=[], rpar=[])).split())
+    return "".join(code_for(node.with_changes(lpar=[], rpar=[])).split())

@@ -50,6 +50,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
 
 PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
@@ -252,12 +253,13 @@ def check_parser_rules(root: cst.CSTNode, reporter: _Reporter) -> None:
     visited in text order (LibCST lists children in source order).
     """
     for node in _walk_text_order(root):
-        if isinstance(node, cst.MatchValue):
-            check_literal_syntax(node.value, reporter)
-        elif isinstance(node, cst.MatchMappingElement):
-            check_literal_syntax(node.key, reporter)
-        elif isinstance(node, cst.MatchAs):
-            check_as_target(node, reporter)
+        kind = type(node)  # exact types: isinstance() on LibCST's ABCs is slow
+        if kind is cst.MatchValue:
+            check_literal_syntax(node.value, reporter)  # type: ignore[attr-defined]
+        elif kind is cst.MatchMappingElement:
+            check_literal_syntax(node.key, reporter)  # type: ignore[attr-defined]
+        elif kind is cst.MatchAs:
+            check_as_target(node, reporter)  # type: ignore[arg-type]
 
 
 def _walk_text_order(
@@ -265,41 +267,54 @@ def _walk_text_order(
 ) -> Iterator[cst.CSTNode]:
     """``node`` and its descendants that can hold a pattern, in text order.
 
-    Expressions are skipped (no pattern can hide in a subject, a guard or any
-    other expression); inside a pattern only pattern nodes and mapping
-    elements are visited, by direct recursion, which is much cheaper than
-    LibCST's generic ``children``.
+    Only blocks of compound statements and patterns are entered (no pattern
+    can hide in an expression or a simple statement); inside a pattern only
+    pattern nodes and mapping elements are visited. Both by direct recursion
+    over their fields, which is much cheaper than LibCST's generic
+    ``children``.
     """
-    if isinstance(node, cst.MatchPattern):
-        yield from _pattern_nodes(node)
+    if type(node) in _PATTERN_TYPES:
+        yield from _pattern_nodes(node)  # type: ignore[arg-type]
         return
     yield node
-    for child in node.children:
-        if not isinstance(child, cst.BaseExpression):
-            yield from _walk_text_order(child)
+    for child in parts_holding_matches(node):
+        yield from _walk_text_order(child)
+
+
+def _subclasses(kind: type) -> Iterator[type]:
+    sub: type
+    for sub in kind.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+# Exact types, looked up in a set: isinstance() on LibCST's abstract classes
+# is slow, and validation asks it of every pattern node.
+_PATTERN_TYPES = frozenset(_subclasses(cst.MatchPattern))
 
 
 def _pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
     yield p
-    if isinstance(p, cst.MatchAs) and p.pattern is not None:
-        yield from _pattern_nodes(p.pattern)
-    elif isinstance(p, cst.MatchOr):
-        for alternative in p.patterns:
+    kind = type(p)
+    if kind is cst.MatchAs and p.pattern is not None:  # type: ignore[attr-defined]
+        yield from _pattern_nodes(p.pattern)  # type: ignore[attr-defined]
+    elif kind is cst.MatchOr:
+        for alternative in p.patterns:  # type: ignore[attr-defined]
             yield from _pattern_nodes(alternative.pattern)
-    elif isinstance(p, (cst.MatchList, cst.MatchTuple)):
-        for element in p.patterns:
-            if isinstance(element, cst.MatchStar):
+    elif kind is cst.MatchList or kind is cst.MatchTuple:
+        for element in p.patterns:  # type: ignore[attr-defined]
+            if type(element) is cst.MatchStar:
                 yield element
             else:
                 yield from _pattern_nodes(element.value)
-    elif isinstance(p, cst.MatchMapping):
-        for item in p.elements:
+    elif kind is cst.MatchMapping:
+        for item in p.elements:  # type: ignore[attr-defined]
             yield item
             yield from _pattern_nodes(item.pattern)
-    elif isinstance(p, cst.MatchClass):
-        for argument in p.patterns:
+    elif kind is cst.MatchClass:
+        for argument in p.patterns:  # type: ignore[attr-defined]
             yield from _pattern_nodes(argument.value)
-        for keyword in p.kwds:
+        for keyword in p.kwds:  # type: ignore[attr-defined]
             yield from _pattern_nodes(keyword.pattern)
 
 
@@ -412,7 +427,7 @@ class _MatchCompiler:
         for child in self._children_in_compile_order(node):
             if isinstance(child, cst.Match):
                 yield child
-            elif not isinstance(child, cst.BaseExpression):
+            else:
                 yield from self.nested_matches(child)
 
     def _children_in_compile_order(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
@@ -421,7 +436,7 @@ class _MatchCompiler:
             parts.extend(node.handlers)
             parts.append(node.finalbody)
             return [part for part in parts if part is not None]
-        return node.children
+        return parts_holding_matches(node)
 
     # -- patterns -----------------------------------------------------------
 
@@ -430,20 +445,21 @@ class _MatchCompiler:
     ) -> None:
         """compiler_pattern: SET_LOC(c, p), then dispatch on the kind."""
         self.last = p
-        if isinstance(p, cst.MatchAs):
-            self.pattern_as(p, pc)
-        elif isinstance(p, cst.MatchOr):
-            self.pattern_or(p, pc)
-        elif isinstance(p, (cst.MatchList, cst.MatchTuple)):
-            self.pattern_sequence(p, pc)
-        elif isinstance(p, cst.MatchMapping):
-            self.pattern_mapping(p, pc)
-        elif isinstance(p, cst.MatchClass):
-            self.pattern_class(p, pc)
-        elif isinstance(p, cst.MatchValue):
-            check_value_pattern(p, self.reporter)
-        elif isinstance(p, cst.MatchStar):
-            self.store_name(p.name, p, pc)
+        kind = type(p)  # exact types: isinstance() on LibCST's ABCs is slow
+        if kind is cst.MatchAs:
+            self.pattern_as(p, pc)  # type: ignore[arg-type]
+        elif kind is cst.MatchOr:
+            self.pattern_or(p, pc)  # type: ignore[arg-type]
+        elif kind is cst.MatchList or kind is cst.MatchTuple:
+            self.pattern_sequence(p, pc)  # type: ignore[arg-type]
+        elif kind is cst.MatchMapping:
+            self.pattern_mapping(p, pc)  # type: ignore[arg-type]
+        elif kind is cst.MatchClass:
+            self.pattern_class(p, pc)  # type: ignore[arg-type]
+        elif kind is cst.MatchValue:
+            check_value_pattern(p, self.reporter)  # type: ignore[arg-type]
+        elif kind is cst.MatchStar:
+            self.store_name(p.name, p, pc)  # type: ignore[union-attr]
         # MatchSingleton: nothing can be wrong with None/True/False.
 
     def subpattern(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from spam_transpile.errors import TranspileError
 
@@ -61,22 +61,22 @@ def _compile_error(text: str, filename: str) -> "SyntaxError | None":
 
 
 def check_target_syntax(
-    tree: "ast.Module | None",
+    nodes: Optional[Sequence[ast.AST]],
     output: str,
     target: Tuple[int, int],
     filename: str,
 ) -> None:
     """Refuse a file the target's parser would refuse for the user's own code.
 
-    ``tree`` is the source's standard tree (3.10+, else None): constructs the
-    standard parser's ``feature_version`` does not police are found there,
-    at their own positions. ``output`` has no match statement left, so
-    ``ast.parse(..., feature_version=target)`` judges everything else in it
-    (lines keep their numbers; on a rewritten line the column is the
-    output's).
+    ``nodes`` are those of the source's standard tree in ``ast.walk`` order
+    (3.10+, else None): constructs the standard parser's ``feature_version``
+    does not police are found there, at their own positions. ``output`` has
+    no match statement left, so ``ast.parse(..., feature_version=target)``
+    judges everything else in it (lines keep their numbers; on a rewritten
+    line the column is the output's).
     """
-    if tree is not None:
-        newer = _newest_construct(tree, target)
+    if nodes is not None:
+        newer = _newest_construct(nodes, target)
         if newer is not None:
             node, what, version = newer
             raise TranspileError(
@@ -102,11 +102,13 @@ def check_target_syntax(
 
 
 def _newest_construct(
-    tree: ast.Module, target: Tuple[int, int]
+    nodes: Sequence[ast.AST], target: Tuple[int, int]
 ) -> Optional[Tuple[ast.AST, str, Tuple[int, int]]]:
     """The first construct (in tree order) the target cannot parse, and the
     node to point at."""
-    for node in ast.walk(tree):
+    for node in nodes:
+        if type(node) not in _MAY_BE_NEWER:
+            continue  # most nodes: no call per node
         for site, what, version in _constructs(node):
             if version > target:
                 return site, what, version
@@ -115,6 +117,21 @@ def _newest_construct(
 
 _TRY_STAR = getattr(ast, "TryStar", None)
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+# The only node types _constructs() can find something in (type parameters
+# hang on functions, classes and type aliases).
+_MAY_BE_NEWER = frozenset(
+    kind
+    for kind in (
+        _TRY_STAR,
+        _TYPE_ALIAS,
+        ast.Subscript,
+        ast.arguments,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+    )
+    if kind is not None
+)
 
 
 def _constructs(node: ast.AST) -> Iterator[Tuple[ast.AST, str, Tuple[int, int]]]:

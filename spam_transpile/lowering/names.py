@@ -16,7 +16,7 @@ import itertools
 import re
 import sys
 import warnings
-from typing import FrozenSet, Iterator, Optional, Set
+from typing import FrozenSet, Iterator, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -137,22 +137,50 @@ def standard_ast(source: str) -> Optional[ast.Module]:
 
 
 def bound_names(
-    module: cst.Module, tree: Optional[ast.Module] = None
+    module: cst.Module,
+    tree: Optional[ast.Module] = None,
+    nodes: Optional[Sequence[ast.AST]] = None,
 ) -> FrozenSet[str]:
     """Every name ``module`` binds anywhere (any scope); ``tree`` is the same
-    source's :func:`standard_ast`, when there is one."""
+    source's :func:`standard_ast`, when there is one, and ``nodes`` all its
+    nodes, when the caller has them at hand."""
     if tree is not None:
         names: Set[str] = set()
-        for node in ast.walk(tree):
-            names.update(ast_bindings(node))
+        for node in ast.walk(tree) if nodes is None else nodes:
+            if type(node) in _BINDERS:
+                names.update(ast_bindings(node))
         return frozenset(names)
     visitor = BoundNames()
     module.visit(visitor)
     return frozenset(visitor.names)
 
 
+# The node types that can bind a name themselves (ast_bindings); the match
+# patterns' only where ast has them (3.10+: the tool also runs on 3.9).
+_BINDERS = frozenset(
+    getattr(ast, name)
+    for name in (
+        "Name",
+        "arg",
+        "FunctionDef",
+        "AsyncFunctionDef",
+        "ClassDef",
+        "alias",
+        "Global",
+        "Nonlocal",
+        "ExceptHandler",
+        "MatchAs",
+        "MatchStar",
+        "MatchMapping",
+    )
+    if hasattr(ast, name)
+)
+
+
 def ast_bindings(node: ast.AST) -> Iterator[str]:
     """The names ``node`` itself binds (not its children)."""
+    if type(node) not in _BINDERS:
+        return  # most nodes: one test, not one per kind of binding
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
         yield node.id
     elif isinstance(node, ast.arg):

@@ -8,7 +8,19 @@ may read again in every case test instead of copying it into a temporary.
 from __future__ import annotations
 
 import ast
-from typing import FrozenSet, List, Optional, Set, Tuple, Union
+import functools
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -189,31 +201,33 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
 
 # -- the same facts from the standard parser, for the whole module at once -------
 #
-# On 3.10+ ``ast`` parses match statements; one pass over its tree is far
-# cheaper than a LibCST walk per function. Functions are listed in source
-# order (as LibCST visits them), each with the names stable_locals() would
-# give it; the caller checks the names line up before trusting the list.
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+# On 3.10+ ``ast`` parses match statements; its tree is far cheaper to walk
+# than LibCST's. Functions are listed in source order (as LibCST visits
+# them), each with a way to get the names stable_locals() would give it; the
+# caller checks the names line up before trusting the list, and asks for the
+# names only of functions that hold a match statement.
 
 
 def functions_in_order(
-    tree: Optional[ast.Module],
-) -> Optional[List[Tuple[str, FrozenSet[str]]]]:
-    """(name, stable locals) of every ``def`` of ``tree`` (names.standard_ast)
-    in source order, or None without a tree."""
+    tree: Optional[ast.Module], nodes: Optional[Sequence[ast.AST]] = None
+) -> Optional[List[Tuple[str, Callable[[], FrozenSet[str]]]]]:
+    """(name, stable locals on demand) of every ``def`` of ``tree``
+    (names.standard_ast) in source order, or None without a tree.
+
+    ``nodes``: every node of ``tree``, when the caller has them at hand.
+    """
     if tree is None:
         return None
-    found: List[Tuple[str, FrozenSet[str]]] = []
-    _collect_functions(tree, found)
-    return found
-
-
-def _collect_functions(node: ast.AST, found: List[Tuple[str, FrozenSet[str]]]) -> None:
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.append((child.name, _stable_locals_of(child)))
-        _collect_functions(child, found)
+    if nodes is None:
+        nodes = list(ast.walk(tree))
+    functions = [
+        node
+        for node in nodes
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    # A ``def`` starts on its own line, after any ``def`` around it.
+    functions.sort(key=lambda f: (f.lineno, f.col_offset))
+    return [(f.name, functools.partial(_stable_locals_of, f)) for f in functions]
 
 
 def _stable_locals_of(
@@ -223,47 +237,80 @@ def _stable_locals_of(
     bound: Set[str] = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     bound.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     declared: Set[str] = set()
+    inner: List[ast.AST] = []
     for statement in function.body:
-        _bindings(statement, bound, declared)
-    nested: Set[str] = set()
-    for statement in function.body:
-        _nested_nonlocals(statement, nested, inside=False)
+        _bindings(statement, bound, declared, inner)
+    # A ``nonlocal`` can only sit in the body of a nested def or class.
+    nested = {
+        name
+        for scope in inner
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Nonlocal)
+        for name in node.names
+    }
     return frozenset(bound - declared - nested)
 
 
-def _bindings(node: ast.AST, bound: Set[str], declared: Set[str]) -> None:
-    """Names ``node`` binds in the function it belongs to (not nested scopes)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        bound.add(node.name)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _bindings(
+    node: ast.AST, bound: Set[str], declared: Set[str], inner: List[ast.AST]
+) -> None:
+    """Names ``node`` binds in the function it belongs to (not nested scopes,
+    which are added to ``inner`` instead). Exact types and direct field
+    access: this walks every function that holds a match statement."""
+    kind = type(node)
+    if kind in _DEFINITIONS:
+        bound.add(node.name)  # type: ignore[attr-defined]
+        inner.append(node)
         return
-    if isinstance(node, ast.Lambda):
+    if kind is ast.Lambda:
+        return  # its body is an expression: no ``nonlocal`` in it
+    if kind is ast.Global or kind is ast.Nonlocal:
+        declared.update(node.names)  # type: ignore[attr-defined]
         return
-    if isinstance(node, (ast.Global, ast.Nonlocal)):
-        declared.update(node.names)
-        return
-    if isinstance(node, ast.comprehension):
+    if kind is ast.comprehension:
         # Its target is the comprehension's own variable; ``:=`` inside the
         # iterable or the conditions binds the function's.
-        for part in (node.iter, *node.ifs):
-            _bindings(part, bound, declared)
+        for part in (node.iter, *node.ifs):  # type: ignore[attr-defined]
+            _bindings(part, bound, declared, inner)
         return
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        bound.add(node.id)
-    elif isinstance(node, ast.alias):
-        bound.add(node.asname or node.name.split(".")[0])
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        bound.add(node.name)
-    elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
-        bound.add(node.name)
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        bound.add(node.rest)
-    for child in ast.iter_child_nodes(node):
-        _bindings(child, bound, declared)
+    if kind is ast.Name:
+        if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+            bound.add(node.id)  # type: ignore[attr-defined]
+        return
+    name = _BINDS.get(kind)
+    if name is not None:
+        bound.update(name(node))
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _bindings(item, bound, declared, inner)
+        elif isinstance(value, ast.AST):
+            _bindings(value, bound, declared, inner)
 
 
-def _nested_nonlocals(node: ast.AST, found: Set[str], inside: bool) -> None:
-    if isinstance(node, ast.Nonlocal) and inside:
-        found.update(node.names)
-    inside = inside or isinstance(node, _SCOPES)
-    for child in ast.iter_child_nodes(node):
-        _nested_nonlocals(child, found, inside)
+def _named(node: Any) -> List[str]:
+    return [node.name] if node.name else []
+
+
+def _rest(node: Any) -> List[str]:
+    return [node.rest] if node.rest else []
+
+
+# The other nodes that bind a name themselves: the names they bind (the match
+# patterns' only where ast has them: the tool also runs on 3.9).
+_BINDS: Dict[type, Callable[[Any], List[str]]] = {
+    getattr(ast, kind): names
+    for kind, names in (
+        ("alias", lambda node: [node.asname or node.name.split(".")[0]]),
+        ("ExceptHandler", _named),
+        ("MatchAs", _named),
+        ("MatchStar", _named),
+        ("MatchMapping", _rest),
+    )
+    if hasattr(ast, kind)
+}

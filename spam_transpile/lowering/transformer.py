@@ -17,11 +17,12 @@ module and class bodies remove temporaries from the namespace in the tests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
+from spam_transpile.codegen import code_for
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import unreachable_cases
@@ -44,6 +45,7 @@ from spam_transpile.lowering.ir import (
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.positions import MatchPositions
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -63,6 +65,9 @@ class Scope:
     kind: str
     node: Optional[cst.CSTNode] = None
     stable: Optional[frozenset] = None
+    #: works ``stable`` out from the standard tree, once asked: most
+    #: functions hold no match statement and never are
+    stable_from: Optional[Callable[[], frozenset]] = None
     declared: Optional[Tuple[frozenset, frozenset]] = None
     #: id of the scope's first match statement in source order
     first_match: Optional[int] = None
@@ -80,6 +85,8 @@ class Scope:
         return self.declared
 
     def stable_names(self, walrus_possible: bool = True) -> frozenset:
+        if self.stable is None and self.stable_from is not None:
+            self.stable = self.stable_from()
         if self.stable is None:
             assert isinstance(self.node, cst.FunctionDef)
             self.stable = stable_locals(self.node, walrus_possible)
@@ -107,9 +114,10 @@ class MatchLowering(cst.CSTTransformer):
         filename: str,
         source: str,
         target: Tuple[int, int] = (3, 9),
-        functions: Optional[List[Tuple[str, frozenset]]] = None,
+        functions: Optional[List[Tuple[str, Callable[[], frozenset]]]] = None,
         facts: Optional[ModuleFacts] = None,
         layout: str = "keep-lines",
+        match_lines: Optional[List[int]] = None,
     ) -> None:
         super().__init__()
         self.target = target
@@ -127,7 +135,10 @@ class MatchLowering(cst.CSTTransformer):
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
         self._match_depth = 0
-        self._positions: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        # ``match_lines``: the line of every match statement in source order
+        # (positions.match_lines), so that a position costs one statement's
+        # code generation, not the module's
+        self._positions = MatchPositions(module, source, match_lines)
         self.warnings: List[TranspileWarning] = []
         self.parser_error: Optional[TranspileError] = None
         self.compiler_error: Optional[TranspileError] = None
@@ -135,13 +146,25 @@ class MatchLowering(cst.CSTTransformer):
         self._orphans: Dict[int, Sequence[cst.EmptyLine]] = {}
 
     def code(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_for(node, self.module)
+
+    def rewrite(self) -> cst.Module:
+        """The module with its match statements lowered (``self.failed`` set
+        instead where it cannot be): ``module.visit(self)``, through the
+        blocks that can hold a match statement only, where that is all this
+        transformer enters (see on_visit)."""
+        if self.target < (3, 8):
+            return self.module.visit(self)
+        result = rewrite_blocks(self.module, self)
+        assert isinstance(result, cst.Module)
+        return result
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # Match statements never sit inside an expression: skipping
-        # expressions saves most of the walk. Before 3.8 every expression is
-        # still searched for ``:=``, which the target could not run.
-        if isinstance(node, cst.BaseExpression) and self.target >= (3, 8):
+        # Match statements only sit in blocks of compound statements: the
+        # walk enters nothing else, which saves most of it (LibCST rebuilds
+        # every node it enters). Before 3.8 every expression is still
+        # searched for ``:=``, which the target could not run.
+        if type(node) not in MAY_HOLD_MATCH and self.target >= (3, 8):
             return False
         skipped = self._skip.get(id(node))
         if skipped is not None:
@@ -180,12 +203,9 @@ class MatchLowering(cst.CSTTransformer):
         return skip if index == len(facts) else {}
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
-        # Positions are only needed to report an error: compute them then.
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        start = self._positions[node].start
-        return start.line, start.column + 1
+        # Positions are only needed to report an error or a warning: they
+        # are computed then, for the match statement being visited.
+        return self._positions(node)
 
     def mangle(self, name: str) -> str:
         """The name CPython stores for ``name`` here (class-private mangling)."""
@@ -219,6 +239,7 @@ class MatchLowering(cst.CSTTransformer):
             )
 
     def visit_Match(self, node: cst.Match) -> None:
+        self._positions.enter(node, outermost=self._match_depth == 0)
         scope = self.scopes[-1]
         if scope.first_match is None:
             scope.first_match = id(node)  # the scope's first in source order
@@ -252,7 +273,7 @@ class MatchLowering(cst.CSTTransformer):
                 index < len(self._functions)
                 and self._functions[index][0] == node.name.value
             ):
-                scope.stable = self._functions[index][1]
+                scope.stable_from = self._functions[index][1]
             else:  # the two parsers disagree: trust neither list again
                 self._functions = None
         self.scopes.append(scope)
@@ -720,7 +741,7 @@ class MatchEmitter:
     def _newlines(node_or_text: Union[str, cst.CSTNode]) -> int:
         if isinstance(node_or_text, str):
             return node_or_text.count("\n")
-        text = cst.Module(body=[]).code_for_node(node_or_text)
+        text = code_for(node_or_text)
         if isinstance(node_or_text, cst.BaseStatement):
             return text.count("\n") - 1  # its own line end
         return text.count("\n")

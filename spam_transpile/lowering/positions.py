@@ -1,0 +1,121 @@
+"""Positions of LibCST nodes inside match statements, one statement at a time.
+
+Positions are only needed to report an error or a warning, and they are
+always asked about nodes of one match statement. LibCST's PositionProvider
+generates code for the whole module to find them: in a file of hundreds of
+match statements, a single warning would cost more than the lowering of the
+file. Here only the match statement asked about is generated, starting at
+its own line and indentation, which the standard tree (3.10+) gives.
+
+Anything that does not line up (no standard tree, the two parsers finding a
+different number of match statements, generated text that differs from the
+source at that place) falls back to the whole-module provider: positions are
+never guessed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
+
+__all__ = ["MatchPositions", "match_lines"]
+
+
+def match_lines(matches: Optional[Sequence[ast.Match]]) -> Optional[List[int]]:
+    """The line of every ``match`` keyword among ``matches`` (all the match
+    statements of a standard tree, in any order), in source order: the order
+    LibCST visits them in. None without a tree."""
+    if matches is None:
+        return None
+    return [line for line, _ in sorted((m.lineno, m.col_offset) for m in matches)]
+
+
+class MatchPositions:
+    """``(line, column)`` (1-based column) of nodes of ``module``, parsed from
+    ``source``; call :meth:`enter` for every match statement in visiting order."""
+
+    def __init__(
+        self, module: cst.Module, source: str, lines: Optional[List[int]]
+    ) -> None:
+        self.module = module
+        self.source = source
+        self._lines = lines
+        self._entered = 0
+        # the outermost match statement being visited, and its index
+        self._outermost: Optional[Tuple[cst.Match, int]] = None
+        self._per_match: Dict[int, Mapping[cst.CSTNode, CodeRange]] = {}
+        self._whole: Optional[Mapping[cst.CSTNode, CodeRange]] = None
+        self._line_starts: Optional[List[int]] = None
+
+    def enter(self, node: cst.Match, outermost: bool) -> None:
+        if outermost:
+            self._outermost = (node, self._entered)
+        self._entered += 1
+
+    def __call__(self, node: cst.CSTNode) -> Tuple[int, int]:
+        ranges = self._ranges_around(node)
+        start = ranges[node].start
+        return start.line, start.column + 1
+
+    def _ranges_around(self, node: cst.CSTNode) -> Mapping[cst.CSTNode, CodeRange]:
+        if self._outermost is not None:
+            match, index = self._outermost
+            ranges = self._per_match.get(index)
+            if ranges is None:
+                ranges = self._per_match[index] = self._match_ranges(match, index)
+            if node in ranges:
+                return ranges
+        return self._whole_module()
+
+    def _whole_module(self) -> Mapping[cst.CSTNode, CodeRange]:
+        if self._whole is None:
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._whole = wrapper.resolve(PositionProvider)
+        return self._whole
+
+    def _match_ranges(
+        self, match: cst.Match, index: int
+    ) -> Mapping[cst.CSTNode, CodeRange]:
+        """The match statement's ranges, or none when it cannot be placed."""
+        if self._lines is None or index >= len(self._lines):
+            return {}
+        keyword_line = self._lines[index]
+        first_line = keyword_line - len(match.leading_lines)
+        start = self._line_start(first_line)
+        keyword_at = self._line_start(keyword_line)
+        if start is None or keyword_at is None:
+            return {}
+        line_text = self.source[keyword_at : self.source.find("\n", keyword_at)]
+        indent = line_text[: len(line_text) - len(line_text.lstrip(" \t\f"))]
+        provider = PositionProvider()
+        state = PositionProvidingCodegenState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=provider,
+            indent_tokens=[indent] if indent else [],
+            line=first_line,
+        )
+        match._codegen(state)
+        text = "".join(state.tokens)
+        if self.source[start : start + len(text)] != text:
+            return {}  # not where the standard tree says: ask the whole module
+        # Filled by code generation alone: no value is lazy.
+        return cast(Mapping[cst.CSTNode, CodeRange], provider._computed)
+
+    def _line_start(self, line: int) -> Optional[int]:
+        """Offset of 1-based ``line`` in the source, if it has that line."""
+        if self._line_starts is None:
+            starts = [0]
+            find = self.source.find
+            found = find("\n")
+            while found != -1:
+                starts.append(found + 1)
+                found = find("\n", found + 1)
+            self._line_starts = starts
+        if 1 <= line <= len(self._line_starts):
+            return self._line_starts[line - 1]
+        return None

@@ -1,0 +1,209 @@
+"""How much work a transpile does, counted (never timed): LibCST nodes built,
+parses, and nodes the lowering enters."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Callable, Iterator, List, Tuple
+
+import libcst as cst
+import pytest
+
+import spam_transpile.pipeline as pipeline
+from spam_transpile import TranspileError, transpile
+
+needs_310 = pytest.mark.skipif(
+    sys.version_info < (3, 10), reason="the standard tree needs 3.10+"
+)
+
+
+def _count_nodes_built(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
+    """Count every LibCST node created from now on (parsing included)."""
+    built = [0]
+    original = cst.CSTNode.__post_init__
+
+    def counting(self: cst.CSTNode) -> None:
+        built[0] += 1
+        original(self)
+
+    monkeypatch.setattr(cst.CSTNode, "__post_init__", counting)
+    return lambda: built[0]
+
+
+def _nodes_built(monkeypatch: pytest.MonkeyPatch, source: str, target: str) -> int:
+    with monkeypatch.context() as patch:
+        count = _count_nodes_built(patch)
+        transpile(source, target=target)
+        return count()
+
+
+def _cases(kind: str, n: int) -> Iterator[str]:
+    for i in range(n):
+        if kind == "class":
+            yield f"Point(x={i}, y=[{i}, *rest]) if rest"
+        elif kind == "sequence":
+            yield f"[{i}, (a, {i}.5), *rest]"
+        elif kind == "mapping":
+            yield f"{{'k{i}': [{i}, b], **rest}}"
+        else:
+            yield f"{i} | 'v{i}' | None"
+
+
+def _match(kind: str, n: int) -> str:
+    cases = "".join(
+        f"        case {case}:\n            return {i}\n"
+        for i, case in enumerate(_cases(kind, n))
+    )
+    return (
+        "from dataclasses import dataclass\n\n@dataclass\nclass Point:\n"
+        "    x: int\n    y: list\n\n"
+        f"def f(s):\n    match s:\n{cases}        case _:\n            return -1\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["class", "sequence", "mapping", "literals"])
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_nodes_built_grow_linearly_with_the_cases(
+    monkeypatch: pytest.MonkeyPatch, kind: str, target: str
+) -> None:
+    transpile(_match(kind, 2), target=target)  # warm the caches of literals
+    small = _nodes_built(monkeypatch, _match(kind, 40), target)
+    large = _nodes_built(monkeypatch, _match(kind, 80), target)
+    # Twice the cases build twice the nodes, plus what the file has anyway;
+    # one node more per pair of cases would be 1,600 more.
+    assert large <= 2 * small + 50, (small, large)
+
+
+@needs_310
+def test_code_outside_match_statements_costs_the_lowering_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The lowering rebuilds only the blocks around a match statement, however
+    # many simple statements and expressions sit beside it.
+    def source(lines: int) -> str:
+        filler = "".join(f"    y{i} = [x, {{'a': (x, {i})}}]\n" for i in range(lines))
+        return f"def f(x):\n{filler}    match x:\n        case [a]:\n            pass\n"
+
+    def built_by_lowering(text: str) -> int:
+        module, tree = cst.parse_module(text), ast.parse(text)
+        with monkeypatch.context() as patch:
+            count = _count_nodes_built(patch)
+            pipeline._lower_module(module, text, "<s>", (3, 9), tree)
+            return count()
+
+    assert built_by_lowering(source(100)) == built_by_lowering(source(10))
+
+
+@needs_310
+def test_files_without_match_statements_are_not_parsed_by_libcst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed by LibCST")
+
+    monkeypatch.setattr(pipeline, "parse_source", refuse)
+    source = "import re\nmatched = re.match('a', 'a')\nif (n := 1):\n    pass\n"
+    assert transpile(source) is source
+    assert transpile(source, target="3.6") is source  # as before: := not looked for
+    monkeypatch.undo()
+    with pytest.raises(TranspileError):  # invalid files are still judged
+        transpile("def f(:\n    pass\n")
+
+
+@needs_310
+def test_only_functions_holding_a_match_statement_get_their_locals_analysed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import spam_transpile.lowering.scopes as scopes
+
+    analysed = []
+    original = scopes._stable_locals_of
+
+    def counting(function: ast.FunctionDef) -> frozenset:
+        analysed.append(function.name)
+        return original(function)
+
+    monkeypatch.setattr(scopes, "_stable_locals_of", counting)
+    methods = "".join(f"    def m{i}(self, x):\n        return x\n" for i in range(30))
+    source = (
+        f"class C:\n{methods}"
+        "    def f(self, x):\n        match x:\n            case [a]:\n"
+        "                return a\n"
+    )
+    output = transpile(source)
+    assert analysed == ["f"]
+    # the match line reads the local subject (no temporary): its names were known
+    assert output.splitlines()[-3].endswith("; x")
+
+
+def _sources_with_matches() -> Iterator[Tuple[str, str]]:
+    root = Path(__file__).resolve().parent.parent
+    for folder in (
+        root / "fixtures" / "cases",
+        root / "scripts" / "bench" / "fixtures",
+    ):
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.endswith(".out.py"):
+                yield path.name, path.read_text(encoding="utf-8")
+    patma = Path(ast.__file__).parent / "test" / "test_patma.py"
+    if sys.version_info >= (3, 10) and patma.exists():
+        yield patma.name, patma.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("layout", ["keep-lines", "readable"])
+def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
+    monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    import spam_transpile.lowering.transformer as transformer
+
+    def lowered() -> List[str]:
+        return [
+            transpile(source, filename=name, layout=layout)
+            for name, source in _sources_with_matches()
+        ]
+
+    through_blocks = lowered()
+    monkeypatch.setattr(
+        transformer, "rewrite_blocks", lambda module, visitor: module.visit(visitor)
+    )
+    assert through_blocks == lowered()
+
+
+def test_plain_code_generation_writes_what_libcst_writes() -> None:
+    from libcst._nodes.base import CSTCodegenError
+
+    from spam_transpile.codegen import code_for
+
+    for name, source in _sources_with_matches():
+        module = cst.parse_module(source)
+        assert code_for(module, module) == module.code == source, name
+        nodes: List[cst.CSTNode] = []
+
+        class Collect(cst.CSTVisitor):
+            def on_visit(self, node: cst.CSTNode) -> bool:
+                nodes.append(node)
+                return True
+
+        module.visit(Collect())
+        for node in nodes[::7]:  # a sample of every kind, in every context
+            try:
+                expected = module.code_for_node(node)
+            except CSTCodegenError:
+                continue  # a node that only has code within its parent
+            assert code_for(node, module) == expected, name
+        assert code_for(nodes[1]) == cst.Module(body=[]).code_for_node(nodes[1])
+
+
+def test_the_shared_walk_of_the_standard_tree_is_ast_walk() -> None:
+    from spam_transpile.parse import _walk
+
+    for name, source in _sources_with_matches():
+        if sys.version_info < (3, 10):
+            break
+        tree = ast.parse(source)
+        walked = _walk(tree)
+        expected = list(ast.walk(tree))
+        assert len(walked) == len(expected), name
+        assert all(a is b for a, b in zip(walked, expected)), name
