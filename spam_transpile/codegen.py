@@ -13,14 +13,18 @@ import contextlib
 from typing import ContextManager, Optional
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
+
+try:  # LibCST's internal state class: a newer LibCST may move it
+    from libcst._nodes.internal import CodegenState
+except ImportError:  # pragma: no cover - then LibCST's own path, slower
+    CodegenState = None  # type: ignore[assignment,misc]
 
 __all__ = ["code_for"]
 
 _NOTHING: ContextManager[None] = contextlib.nullcontext()
 
 
-class _PlainCodegenState(CodegenState):
+class _PlainCodegenState(CodegenState or object):  # type: ignore[misc]
     def record_syntactic_position(  # type: ignore[override]
         self,
         node: cst.CSTNode,
@@ -35,6 +39,8 @@ def code_for(node: cst.CSTNode, module: Optional[cst.Module] = None) -> str:
     """``module.code_for_node(node)`` (so ``code_for(m, m)`` is ``m.code``);
     without a module, in the default indentation and newline of an empty one."""
     context = module if module is not None else _EMPTY
+    if CodegenState is None:
+        return context.code_for_node(node)
     state = _PlainCodegenState(
         default_indent=context.default_indent, default_newline=context.default_newline
     )
