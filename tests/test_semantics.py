@@ -347,6 +347,73 @@ prog(
 )
 
 prog(
+    "locals-with-shared-kind-of-a-local-subject",
+    """
+    import dt
+    def f(state, event):
+        match state, event:
+            case "a", [x]:
+                print("A", dt.dump(locals()))
+            case "b", [x, y]:
+                print("B", dt.dump(locals()))
+            case _, [*rest]:
+                print("C", dt.dump(locals()))
+            case _, {"k": v}:
+                print("D", dt.dump(locals()))
+            case _:
+                print("E", dt.dump(locals()))
+    for event in ([1], [1, 2], (3,), "xy", {"k": 0}, dt.LogSeq([5]), dt.LogMap({"k": 1})):
+        f("a", event); f("b", event)
+    """,
+)
+
+prog(
+    "locals-shared-kind-not-exhaustive-or-compound-body",
+    """
+    import dt
+    def f(v):
+        match v:
+            case [x]:
+                print("A", dt.dump(locals()))
+            case [x, y]:
+                print("B", dt.dump(locals()))
+            case [*rest]:
+                print("C", dt.dump(locals()))
+        print("after", dt.dump(locals()))
+    def g(v):
+        match v:
+            case [x]:
+                for i in range(1):
+                    print("A", dt.dump(locals()))
+            case [x, y]:
+                print("B", dt.dump(locals()))
+            case [*rest]:
+                print("C", dt.dump(locals()))
+            case _:
+                print("D", dt.dump(locals()))
+    for v in ([1], [1, 2], (1, 2, 3), "s", 0):
+        f(v); g(v)
+    """,
+)
+
+prog(
+    "shared-length-of-a-sequence-is-not-a-mapping-length",
+    """
+    class K:
+        A = "a"
+    def f(v):
+        match v.copy():
+            case [x]:
+                return "seq", x
+            case {K.A: x}:
+                return "map", x
+            case _:
+                return "other"
+    print(f({"a": 1}), f([1]), f({}), f([]))
+    """,
+)
+
+prog(
     "locals-second-case-after-failed-first",
     """
     import dt

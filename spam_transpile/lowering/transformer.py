@@ -24,7 +24,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.checks.reachability import unreachable_cases
+from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
 from spam_transpile.lowering.facts import ModuleFacts
 from spam_transpile.lowering.helper_lines import (
     MatchAssign,
@@ -33,17 +33,11 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
-from spam_transpile.lowering.ir import (
-    All,
-    AnyOf,
-    Cond,
-    LoweredPattern,
-    Test,
-    first_test,
-)
+from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.subject_facts import SubjectFacts
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -452,106 +446,6 @@ def tuple_subject(names: List[str]) -> Subject:
     return info
 
 
-class SubjectFacts:
-    """Facts about the subject computed once, on the match line, and shared
-    by the cases (PEP 634 leaves how often they are computed unspecified).
-
-    - its kind (sequence, mapping, neither), when two or more cases test it;
-    - its length, when the first case is a sequence pattern that tests it
-      (CPython reads it there anyway whenever the subject is a sequence)
-      and another case tests it too.
-    """
-
-    def __init__(
-        self,
-        names: Names,
-        helper: str,
-        subject: str,
-        patterns: Sequence[LoweredPattern],
-    ) -> None:
-        self.subject = subject
-        self.kind = ""
-        self.length = ""
-        self.statements: List[str] = []
-        self.temps: List[str] = []
-        kind_tests = [t for t in map(first_test, (p.cond for p in patterns)) if t]
-        kind_tests = [t for t in kind_tests if t.kind == "kind" and t.path == subject]
-        if len(kind_tests) < 2:
-            return
-        self.kind = names.temp("kind")
-        # The common exact types answer without a call.
-        self.statements.append(
-            f"{self.kind} = 1 if {names.builtin('type')}({subject}) is "
-            f"{names.builtin('list')} else {helper}.kind({subject})"
-        )
-        self.temps.append(self.kind)
-        first = patterns[0].cond
-        parts = first.parts if isinstance(first, All) else (first,)
-        opens_with_length = (
-            len(parts) >= 2
-            and isinstance(parts[0], Test)
-            and parts[0].kind == "kind"
-            and parts[0].path == subject
-            and parts[0].fact == "sequence"
-            and isinstance(parts[1], Test)
-            and parts[1].kind == "len"
-            and parts[1].path == subject
-        )
-        if opens_with_length:
-            self.length = names.temp("len")
-            length = f"{names.builtin('len')}({subject})"
-            self.statements.append(
-                f"{self.length} = {length} if {self.kind} == 1 else -1"
-            )
-            self.temps.append(self.length)
-
-    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
-        if not self.kind:
-            return pattern
-        return LoweredPattern(self._cond(pattern.cond), pattern.bindings)
-
-    def _cond(self, cond: Cond) -> Cond:
-        if isinstance(cond, Test):
-            return self._test(cond)
-        if isinstance(cond, All):
-            parts = list(cond.parts)
-            kept = [
-                self._cond(part)
-                for i, part in enumerate(parts)
-                if not self._implied(part, parts[i + 1 : i + 2])
-            ]
-            return All(tuple(kept))
-        return AnyOf(tuple(self._cond(a) for a in cond.alternatives), cond.stores)
-
-    def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
-        """A sequence check followed by a length check on the shared length:
-        the length is -1 for anything but a sequence, so it fails alone."""
-        return (
-            bool(self.length)
-            and isinstance(part, Test)
-            and part.kind == "kind"
-            and part.fact == "sequence"
-            and self._on_subject(part)
-            and bool(following)
-            and isinstance(following[0], Test)
-            and following[0].kind == "len"
-            and self._on_subject(following[0])
-        )
-
-    def _test(self, test: Test) -> Test:
-        if test.kind == "kind" and self._on_subject(test):
-            number = 1 if test.fact == "sequence" else 2
-            return Test(f"{self.kind} == {number}", "kind", test.path, test.fact)
-        if test.kind == "len" and self.length and self._on_subject(test):
-            assert isinstance(test.fact, tuple)
-            op, n = test.fact
-            return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
-        return test
-
-    def _on_subject(self, test: Test) -> bool:
-        return test.path == self.subject
-
-
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
@@ -604,18 +498,20 @@ class MatchEmitter:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, subject) for case in cases
         ]
-        # Facts live in temporaries: only beside a subject temporary, which
-        # the case bodies delete anyway (a local subject gets none of its own).
         self.facts = SubjectFacts(
             self.names,
             self.owner.lowering.helper_name,
             self.subject,
-            lowered if self.subject_temp else [],
+            lowered if self._facts_hidden(cases) else [],
+            self.subject_info.elements or () if self.subject_info else (),
+            # Without a subject temporary, facts cost one more statement
+            # and a ``del`` per case: worth it from three tests on.
+            least=2 if self.subject_temp else 3,
         )
-        self._all_temps += self.facts.temps
         for pattern in lowered:
             tests.append(self._pattern_test(self.facts.apply(pattern)))
             self.owner.lowering.note_used(tests[-1])
+        self._all_temps += self.facts.temps
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
         first = self._subject_statement()
@@ -630,6 +526,23 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _facts_hidden(self, cases: Sequence[cst.MatchCase]) -> bool:
+        """Whether temporaries for shared facts stay out of sight: beside a
+        subject temporary, which the bodies delete anyway; for a local
+        subject, only if some case always runs and each body deletes them
+        first thing (else they would show in ``locals()``)."""
+        if self.subject_temp is not None:
+            return True
+        if self.scope.kind != FUNCTION or not cases:
+            return False
+        last = cases[-1]
+        if last.guard is not None or not is_irrefutable(last.pattern):
+            return False
+        probe = ["_"]
+        return all(
+            _delete_first(_as_body(case.body), probe) is not case.body for case in cases
+        )
 
     # -- the match line -----------------------------------------------------
 
