@@ -117,6 +117,17 @@ def _lower(pattern: str) -> str:
             "len len(v.get('k')) == 1\nbind x = v.get('k')[0]\nbind m = v.get('m')",
             id="a-missing-key-reads-as-none-where-none-cannot-match",
         ),
+        pytest.param(
+            "{'k': 'a' | 'b' as x}",
+            "kind type(v) is dict or _spam.kind(v) == 2\n"
+            "eq v.get('k') in ('a', 'b')\nbind x = v.get('k')",
+            id="literal-alternatives-never-match-a-missing-key-read-as-none",
+        ),
+        pytest.param(
+            "Q(a=1 | 2)",
+            "isinstance isinstance(v, Q)\neq getattr(v, 'a', None) in (1, 2)",
+            id="literal-alternatives-never-match-a-missing-attribute-read-as-none",
+        ),
     ],
 )
 def test_lowering(pattern: str, expected: str) -> None:

@@ -408,6 +408,8 @@ def _rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
         return all(_rejects_none(low, e.pattern) for e in pattern.patterns)
     if isinstance(pattern, (cst.MatchList, cst.MatchTuple, cst.MatchMapping)):
         return True  # None is neither a sequence nor a mapping
+    if isinstance(pattern, cst.MatchValue) and _is_number_or_text(pattern.value):
+        return True  # ``None == literal`` is False: NoneType's __eq__ decides
     if isinstance(pattern, cst.MatchClass) and isinstance(pattern.cls, cst.Name):
         name = pattern.cls.value
         if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
