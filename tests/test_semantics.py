@@ -414,6 +414,28 @@ prog(
 )
 
 prog(
+    "literal-alternatives-under-a-missing-key-or-attribute",
+    """
+    class A:
+        pass
+    def f(v):
+        match v:
+            case {"k": "a" | "b" as x}:
+                return "key", x
+            case A(n=1 | 2 as n):
+                return "attr", n
+            case _:
+                return "other"
+    a = A()
+    print(f({}), f({"k": None}), f({"k": "b"}), f(a))
+    a.n = None
+    print(f(a))
+    a.n = 2
+    print(f(a))
+    """,
+)
+
+prog(
     "locals-second-case-after-failed-first",
     """
     import dt
