@@ -436,6 +436,29 @@ prog(
 )
 
 prog(
+    "shared-kind-of-the-common-builtin-types",
+    """
+    import array, collections
+    def f(v):
+        match v:
+            case [x, *_]:
+                return "sequence", x
+            case []:
+                return "empty"
+            case {"k": x}:
+                return "mapping", x
+            case {}:
+                return "other mapping"
+            case _:
+                return "neither"
+    for v in ([1], (2,), [], (), {"k": 3}, {}, "ab", b"ab", bytearray(b"ab"),
+              1, 1.5, True, None, array.array("b", [4]), collections.deque([5]),
+              collections.OrderedDict(k=6), range(7, 8), memoryview(b"x")):
+        print(type(v).__name__, f(v))
+    """,
+)
+
+prog(
     "locals-second-case-after-failed-first",
     """
     import dt

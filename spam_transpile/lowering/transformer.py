@@ -569,21 +569,31 @@ class MatchEmitter:
             subject = subject.with_changes(
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
             )
+        smalls: List[cst.BaseSmallStatement]
         if self.element_temps:
             targets = [cst.Element(cst.Name(t)) for t in self.element_temps]
-            small: cst.BaseSmallStatement = MatchAssign(
-                targets=[cst.AssignTarget(cst.Tuple(targets, lpar=[], rpar=[]))],
-                value=subject,
-            )
+            smalls = [
+                MatchAssign(
+                    targets=[cst.AssignTarget(cst.Tuple(targets, lpar=[], rpar=[]))],
+                    value=subject,
+                )
+            ]
+        elif self.subject_temp is None and isinstance(subject, cst.Tuple):
+            # ``a; b`` reads the local names as ``(a, b)`` would, without
+            # building a tuple on every run.
+            smalls = [MatchLine(_element_value(e)) for e in subject.elements]
         elif self.subject_temp is None:
-            small = MatchLine(subject)
+            smalls = [MatchLine(subject)]
         else:
-            small = MatchAssign(
-                targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
-            )
+            smalls = [
+                MatchAssign(
+                    targets=[cst.AssignTarget(cst.Name(self.subject_temp))],
+                    value=subject,
+                )
+            ]
         facts = [cst.Expr(RawExpression(text)) for text in self.facts.statements]
         return cst.SimpleStatementLine(
-            body=[small, *facts, *self._declare_captures_local()],
+            body=[*smalls, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
@@ -640,12 +650,12 @@ class MatchEmitter:
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
-            test_text = f"[{self.subject}]"
+            test_text = self._always_true()
         if (
             self.layout == "readable"
             and last
             and index > 0
-            and test_text == f"[{self.subject}]"
+            and test_text == self._always_true()
             and case.guard is None
             and not self._namespace_temps()
             and self._newlines(self._case_header(case)) == 0
@@ -675,6 +685,12 @@ class MatchEmitter:
             whitespace_before_test=cst.SimpleWhitespace(" "),
             whitespace_after_test=cst.SimpleWhitespace(""),
         )
+
+    def _always_true(self) -> str:
+        # A list of one name: truthy, cheap, and not a constant the compiler
+        # would drop (with the line event of its case).
+        elements = self.subject_info.elements if self.subject_info else None
+        return f"[{elements[0] if elements else self.subject}]"
 
     def _case_header(self, case: cst.MatchCase) -> str:
         cached = self._headers.get(id(case))
@@ -763,6 +779,12 @@ class MatchEmitter:
         if self.scope.kind != FUNCTION or not self._all_temps:
             return body
         return _delete_first(body, self._all_temps)
+
+
+def _element_value(element: cst.BaseElement) -> cst.BaseExpression:
+    # Only local names get here (``local_subject``): never a starred element.
+    assert isinstance(element, cst.Element)
+    return element.value
 
 
 def _as_body(suite: cst.BaseSuite) -> Body:
