@@ -459,6 +459,30 @@ prog(
 )
 
 prog(
+    "first-item-read-once-for-a-verb-dispatch",
+    """
+    import dt
+    def f(words):
+        match dt.LogSeq(words):
+            case []:
+                return "nothing", dt.names(locals())
+            case ["go", d] | ["walk", d]:
+                return "go", d, dt.names(locals())
+            case ["look", "_spam_first[0]"]:
+                return "literal"
+            case ["take", *things] if things:
+                return "take", things
+            case [("a" | "b") as letter, *rest]:
+                return letter, rest
+            case [verb, *_]:
+                return "verb", verb
+    for words in ([], ["go", "n"], ["walk", "s"], ["look", "_spam_first[0]"],
+                  ["take"], ["take", "x", "y"], ["b", 1], ["jump", 2, 3]):
+        print(f(words))
+    """,
+)
+
+prog(
     "locals-second-case-after-failed-first",
     """
     import dt

@@ -144,7 +144,53 @@ def _lines(source: str) -> str:
             del _spam_subject1, _spam_len2; return 0""",
             id="shared-length-answers-the-kind-of-or-pattern-alternatives",
         ),
+        pytest.param(
+            """\
+            def f(line):
+                match line.split():
+                    case ["go", d]:
+                        return d
+                    case ["look" | "l"]:
+                        return 1
+                    case ["take", *things]:
+                        return things
+                    case [verb, *_]:
+                        return verb
+            """,
+            """\
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
+            if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
+            del _spam_subject1, _spam_len2, _spam_first3; return d
+            elif _spam_len2 == 1 and _spam_first3 in ("look", "l"):
+            del _spam_subject1, _spam_len2, _spam_first3; return 1
+            elif _spam_len2 >= 1 and _spam_first3 == "take" and [(things := _spam.items(_spam_subject1, 1, 0))]:
+            del _spam_subject1, _spam_len2, _spam_first3; return things
+            elif _spam_len2 >= 1 and [(verb := _spam_first3)]:
+            del _spam_subject1, _spam_len2, _spam_first3; return verb""",
+            id="first-item-read-once-when-the-cases-dispatch-on-it",
+        ),
     ],
 )
 def test_shared_facts(source: str, expected: str) -> None:
     assert _lines(source) == textwrap.dedent(expected)
+
+
+def test_first_item_text_written_in_the_module_keeps_the_reads() -> None:
+    # Replacing text is only safe when every occurrence is the lowering's.
+    source = """\
+        def f(v):
+            match v:
+                case ["go", "v[0]"]:
+                    return 0
+                case ["look" | "l"]:
+                    return 1
+                case ["take", *things]:
+                    return things
+                case [verb, *_]:
+                    return verb
+                case _:
+                    return None
+        """
+    lines = _lines(source)
+    assert "_spam_len" in lines and "_spam_first" not in lines
+    assert "_spam_first" in _lines(source.replace('"v[0]"', '"v"'))

@@ -17,20 +17,34 @@ some case always runs and every body can delete them (see
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Sequence
+import re
+from typing import Callable, Dict, Iterator, List, Sequence
 
-from spam_transpile.lowering.ir import All, AnyOf, Cond, LoweredPattern, Test
+from spam_transpile.lowering.emit import render_value
+from spam_transpile.lowering.ir import (
+    All,
+    AnyOf,
+    Choice,
+    Cond,
+    LoweredPattern,
+    Test,
+    Value,
+)
 from spam_transpile.lowering.names import Names
 
 SEQUENCE, MAPPING = 1, 2
+# the first item is worth a temporary from this many reads on
+FIRST_ITEM_READS = 4
 # a temporary's name until it is known to be needed
 _PENDING = "<pending>"
 
 
 class SubjectFacts:
-    """The kind of each path that ``least`` or more tests check, and the
+    """The kind of each path that ``least`` or more tests check, the
     subject's length when the first case opens with a sequence pattern on it
-    (CPython reads it there anyway whenever the subject is a sequence)."""
+    (CPython reads it there anyway whenever the subject is a sequence), and
+    beside that length the subject's first item when the cases read it
+    often (``match command.split():`` dispatches on the verb)."""
 
     def __init__(
         self,
@@ -40,11 +54,13 @@ class SubjectFacts:
         patterns: Sequence[LoweredPattern],
         paths: Sequence[str] = (),
         least: int = 2,
+        first_item: bool = False,
     ) -> None:
         self.subject = subject
         #: path -> the temporary holding its kind
         self.kinds: Dict[str, str] = {}
         self.length = ""
+        self.first = ""
         self.statements: List[str] = []
         self.temps: List[str] = []
         self._names = names
@@ -77,11 +93,42 @@ class SubjectFacts:
         self._write_statements(unused)
         for path in unused:
             del self.kinds[path]
+        # ``first_item``: the caller knows ``subject[0]`` is written nowhere
+        # else in the module, so every occurrence is a read the lowering made.
+        self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
+        if self.length and first_item and self._first_reads() >= FIRST_ITEM_READS:
+            # Read only once the shared length says there is an item: every
+            # read of it in the cases comes after such a length test.
+            self.first = names.temp("first")
+            self.statements.append(
+                f"{self.first} = {subject}[0] if {self.length} >= 1 else None"
+            )
+            self.temps.append(self.first)
 
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
         if not (self.kinds or self.length):
             return pattern
-        return LoweredPattern(self._cond(pattern.cond), pattern.bindings)
+        cond = self._cond(pattern.cond)
+        if not self.first:
+            return LoweredPattern(cond, pattern.bindings)
+        bindings = tuple(
+            (name, _rewrite_value(value, self._use_first))
+            for name, value in pattern.bindings
+        )
+        return LoweredPattern(_rewrite_cond(cond, self._use_first), bindings)
+
+    def _first_reads(self) -> int:
+        count = 0
+        for pattern in self._patterns:
+            count += sum(
+                len(self._first_read.findall(t.expr)) for t in _tests(pattern.cond)
+            )
+            for _, value in pattern.bindings:
+                count += len(self._first_read.findall(render_value(value)))
+        return count
+
+    def _use_first(self, text: str) -> str:
+        return self._first_read.sub(self.first, text)
 
     def _write_statements(self, unused: Sequence[str]) -> None:
         b = self._names.builtin
@@ -173,6 +220,29 @@ class SubjectFacts:
             op, n = test.fact
             return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
         return test
+
+
+def _rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
+    if isinstance(cond, Test):
+        return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, cond.readable)
+    if isinstance(cond, All):
+        return All(tuple(_rewrite_cond(part, rewrite) for part in cond.parts))
+    stores = tuple(
+        tuple((name, _rewrite_value(value, rewrite)) for name, value in alternative)
+        for alternative in cond.stores
+    )
+    return AnyOf(tuple(_rewrite_cond(a, rewrite) for a in cond.alternatives), stores)
+
+
+def _rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
+    if isinstance(value, str):
+        return rewrite(value)
+    return Choice(
+        tuple(
+            (_rewrite_cond(cond, rewrite), _rewrite_value(option, rewrite))
+            for cond, option in value.options
+        )
+    )
 
 
 def _tests(cond: Cond) -> Iterator[Test]:

@@ -507,6 +507,9 @@ class MatchEmitter:
             # Without a subject temporary, facts cost one more statement
             # and a ``del`` per case: worth it from three tests on.
             least=2 if self.subject_temp else 3,
+            # Module and class bodies pop each temporary in every test.
+            first_item=self.scope.kind == FUNCTION
+            and f"{self.subject}[0]" not in self.owner.source,
         )
         for pattern in lowered:
             tests.append(self._pattern_test(self.facts.apply(pattern)))
