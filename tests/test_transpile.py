@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 import pytest
 
@@ -185,3 +186,16 @@ def test_output_uses_only_target_syntax(target: str) -> None:
     out = transpile(source, target=target)
     major, minor = map(int, target.split("."))
     ast.parse(out, feature_version=(major, minor))
+
+
+def test_helper_is_compiled_once_per_process_and_shared() -> None:
+    source = "def f(v):\n    match v:\n        case [x]:\n            return x\n"
+    namespaces = []
+    for name in ("first_module", "second_module"):
+        namespace: dict = {"__name__": name}
+        exec(compile(transpile(source), name, "exec"), namespace)
+        assert namespace["f"]([7]) == 7  # binds the helper on the match line
+        namespaces.append(namespace)
+    first, second = (n["_spam"] for n in namespaces)
+    assert first is second
+    assert sys.modules[first.__name__] is first
