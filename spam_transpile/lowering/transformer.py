@@ -3,8 +3,10 @@
 For each match statement it validates, lowers each case, emits the tests and
 lays the result out so that every original line keeps its number:
 
-- the match line becomes one statement on that line: ``temp = subject``, or
-  just ``subject`` when the subject is a stable local name;
+- the match line becomes statements on that line: ``temp = subject``, or
+  just ``subject`` (``a; b`` for ``match a, b:``) when the subject is made
+  of stable local names, then the facts the cases share
+  (:mod:`.subject_facts`);
 - each case line becomes the ``if``/``elif`` line of that case, its body
   kept as written;
 - blank lines stand in for lines a multi-line header no longer needs.
