@@ -39,7 +39,7 @@ def _lines(source: str) -> str:
                         return None
             """,
             """\
-            state; event; _spam_kind1 = _spam.kinds(type(event)) or _spam.kind(event)
+            state; event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else _spam.kind(event)
             if state == "a" and _spam_kind1 == 1 and len(event) == 1 and [(x := event[0])]:
             del _spam_kind1; return x
             elif state == "b" and _spam_kind1 == 1 and len(event) == 2 and [(x := event[0]), (y := event[1])]:
@@ -64,7 +64,7 @@ def _lines(source: str) -> str:
                         return 0
             """,
             """\
-            v; _spam_kind1 = _spam.kinds(type(v)) or _spam.kind(v)
+            v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
             if _spam_kind1 == 2 and v.get("a") == 1:
             del _spam_kind1; return 1
             elif _spam_kind1 == 2 and v.get("b") == 2:

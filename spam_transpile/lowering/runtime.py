@@ -16,9 +16,6 @@ The output still needs nothing installed at run time. The parts:
   Mapping is what the first class in its MRO that is only one of them is;
   ``str``, ``bytes`` and ``bytearray`` are never sequences; ``array.array``
   has the flag without being registered.
-- ``kinds(t)``: the kind of the common built-in types, which ABC
-  registration never changes (static types), with 3 for "neither" so that
-  ``kinds(type(v)) or kind(v)`` is one lookup for them; None for others.
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
@@ -71,11 +68,6 @@ def _kind(v):
 kind = (lambda v: type(v).__flags__ >> 5 & 3) if list.__flags__ & 32 else _kind
 class _Kind(type): __instancecheck__ = lambda cls, v: kind(v) == cls.k
 Sequence, Mapping = _Kind("Sequence", (), {"k": 1}), _Kind("Mapping", (), {"k": 2})
-"""
-
-_KINDS = """\
-kinds = {list: 1, tuple: 1, dict: 2, str: 3, bytes: 3, int: 3, float: 3, bool: 3,
-    type(None): 3}.get
 """
 
 _CLS = """\
@@ -155,7 +147,6 @@ def fresh(k, earlier):
 PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "MISSING": ((), "MISSING = object()\n"),
     "kind": ((), _KIND),
-    "kinds": (("kind",), _KINDS),
     "cls": ((), _CLS),
     "attrs": (("MISSING",), _ATTRS),
     "items": ((), _ITEMS),
