@@ -117,6 +117,39 @@ def _lower(pattern: str) -> str:
             "len len(v.get('k')) == 1\nbind x = v.get('k')[0]\nbind m = v.get('m')",
             id="a-missing-key-reads-as-none-where-none-cannot-match",
         ),
+        pytest.param(
+            "{'k': 'a' | 'b' as x}",
+            "kind type(v) is dict or _spam.kind(v) == 2\n"
+            "eq v.get('k') in ('a', 'b')\nbind x = v.get('k')",
+            id="literal-alternatives-never-match-a-missing-key-read-as-none",
+        ),
+        pytest.param(
+            "P(x=P(x=1, y=a), y=P(x=b, y=c)) | P(x=P(x=2, y=a), y=P(x=c, y=b))"
+            " | P(x=a, y=[3, b, c]) | P(x=a, y=[4, b, c])",
+            "isinstance isinstance(v, P)\nany of\n"
+            "  alternative\n"
+            "    isinstance isinstance(v.x, P)\n    eq v.x.x == 1\n"
+            "    isinstance isinstance(v.y, P)\n"
+            "    store a = v.x.y\n    store b = v.y.x\n    store c = v.y.y\n"
+            "  alternative\n"
+            "    isinstance isinstance(v.x, P)\n    eq v.x.x == 2\n"
+            "    isinstance isinstance(v.y, P)\n"
+            "    store a = v.x.y\n    store b = v.y.y\n    store c = v.y.x\n"
+            "  alternative\n"
+            "    kind type(v.y) is list or _spam.kind(v.y) == 1\n"
+            "    len len(v.y) == 3\n    eq v.y[0] == 3\n"
+            "    store a = v.x\n    store b = v.y[1]\n    store c = v.y[2]\n"
+            "  alternative\n"
+            "    kind type(v.y) is list or _spam.kind(v.y) == 1\n"
+            "    len len(v.y) == 3\n    eq v.y[0] == 4\n"
+            "    store a = v.x\n    store b = v.y[1]\n    store c = v.y[2]",
+            id="last-or-pattern-stores-even-where-alternatives-read-alike",
+        ),
+        pytest.param(
+            "Q(a=1 | 2)",
+            "isinstance isinstance(v, Q)\neq getattr(v, 'a', None) in (1, 2)",
+            id="literal-alternatives-never-match-a-missing-attribute-read-as-none",
+        ),
     ],
 )
 def test_lowering(pattern: str, expected: str) -> None:

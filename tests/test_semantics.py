@@ -347,6 +347,142 @@ prog(
 )
 
 prog(
+    "locals-with-shared-kind-of-a-local-subject",
+    """
+    import dt
+    def f(state, event):
+        match state, event:
+            case "a", [x]:
+                print("A", dt.dump(locals()))
+            case "b", [x, y]:
+                print("B", dt.dump(locals()))
+            case _, [*rest]:
+                print("C", dt.dump(locals()))
+            case _, {"k": v}:
+                print("D", dt.dump(locals()))
+            case _:
+                print("E", dt.dump(locals()))
+    for event in ([1], [1, 2], (3,), "xy", {"k": 0}, dt.LogSeq([5]), dt.LogMap({"k": 1})):
+        f("a", event); f("b", event)
+    """,
+)
+
+prog(
+    "locals-shared-kind-not-exhaustive-or-compound-body",
+    """
+    import dt
+    def f(v):
+        match v:
+            case [x]:
+                print("A", dt.dump(locals()))
+            case [x, y]:
+                print("B", dt.dump(locals()))
+            case [*rest]:
+                print("C", dt.dump(locals()))
+        print("after", dt.dump(locals()))
+    def g(v):
+        match v:
+            case [x]:
+                for i in range(1):
+                    print("A", dt.dump(locals()))
+            case [x, y]:
+                print("B", dt.dump(locals()))
+            case [*rest]:
+                print("C", dt.dump(locals()))
+            case _:
+                print("D", dt.dump(locals()))
+    for v in ([1], [1, 2], (1, 2, 3), "s", 0):
+        f(v); g(v)
+    """,
+)
+
+prog(
+    "shared-length-of-a-sequence-is-not-a-mapping-length",
+    """
+    class K:
+        A = "a"
+    def f(v):
+        match v.copy():
+            case [x]:
+                return "seq", x
+            case {K.A: x}:
+                return "map", x
+            case _:
+                return "other"
+    print(f({"a": 1}), f([1]), f({}), f([]))
+    """,
+)
+
+prog(
+    "literal-alternatives-under-a-missing-key-or-attribute",
+    """
+    class A:
+        pass
+    def f(v):
+        match v:
+            case {"k": "a" | "b" as x}:
+                return "key", x
+            case A(n=1 | 2 as n):
+                return "attr", n
+            case _:
+                return "other"
+    a = A()
+    print(f({}), f({"k": None}), f({"k": "b"}), f(a))
+    a.n = None
+    print(f(a))
+    a.n = 2
+    print(f(a))
+    """,
+)
+
+prog(
+    "shared-kind-of-the-common-builtin-types",
+    """
+    import array, collections
+    def f(v):
+        match v:
+            case [x, *_]:
+                return "sequence", x
+            case []:
+                return "empty"
+            case {"k": x}:
+                return "mapping", x
+            case {}:
+                return "other mapping"
+            case _:
+                return "neither"
+    for v in ([1], (2,), [], (), {"k": 3}, {}, "ab", b"ab", bytearray(b"ab"),
+              1, 1.5, True, None, array.array("b", [4]), collections.deque([5]),
+              collections.OrderedDict(k=6), range(7, 8), memoryview(b"x")):
+        print(type(v).__name__, f(v))
+    """,
+)
+
+prog(
+    "first-item-read-once-for-a-verb-dispatch",
+    """
+    import dt
+    def f(words):
+        match dt.LogSeq(words):
+            case []:
+                return "nothing", dt.names(locals())
+            case ["go", d] | ["walk", d]:
+                return "go", d, dt.names(locals())
+            case ["look", "_spam_first[0]"]:
+                return "literal"
+            case ["take", *things] if things:
+                return "take", things
+            case [("a" | "b") as letter, *rest]:
+                return letter, rest
+            case [verb, *_]:
+                return "verb", verb
+    for words in ([], ["go", "n"], ["walk", "s"], ["look", "_spam_first[0]"],
+                  ["take"], ["take", "x", "y"], ["b", 1], ["jump", 2, 3]):
+        print(f(words))
+    """,
+)
+
+prog(
     "locals-second-case-after-failed-first",
     """
     import dt

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 
 import pytest
 
@@ -217,3 +218,16 @@ def test_helper_is_spread_over_free_lines_within_the_line_limit() -> None:
     exec(compile(out, "<helper>", "exec"), namespace)
     assert namespace["f"]([1, 2]) == [2]
     assert namespace["f"]({"k": 3, "x": 4}) == (3, {"x": 4})
+
+
+def test_helper_is_compiled_once_per_process_and_shared() -> None:
+    source = "def f(v):\n    match v:\n        case [x]:\n            return x\n"
+    namespaces = []
+    for name in ("first_module", "second_module"):
+        namespace: dict = {"__name__": name}
+        exec(compile(transpile(source), name, "exec"), namespace)
+        assert namespace["f"]([7]) == 7  # binds the helper on the match line
+        namespaces.append(namespace)
+    first, second = (n["_spam"] for n in namespaces)
+    assert first is second
+    assert sys.modules[first.__name__] is first

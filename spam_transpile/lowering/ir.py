@@ -25,7 +25,7 @@ Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple, Union
+from typing import Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,6 @@ def all_of(*conds: Cond) -> Cond:
 
 def is_true(cond: Cond) -> bool:
     return isinstance(cond, All) and not cond.parts
-
-
-def first_test(cond: Cond) -> Optional[Test]:
-    """The test every evaluation of ``cond`` starts with, if there is one."""
-    while isinstance(cond, All) and cond.parts:
-        cond = cond.parts[0]
-    return cond if isinstance(cond, Test) else None
 
 
 def dump(pattern: LoweredPattern) -> str:

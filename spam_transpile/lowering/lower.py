@@ -276,18 +276,35 @@ def _stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
     chosen = [
         (name, value)
         for name, value in bindings
-        if isinstance(value, Choice)
-        and tuple(c for c, _ in value.options) == last.alternatives
+        if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
     ]
     if not chosen or sum(len(render_value(v)) for _, v in chosen) < _LONG_CHOICES:
         return cond, bindings
     stores = tuple(
-        tuple((name, value.options[i][1]) for name, value in chosen)  # type: ignore[union-attr]
+        tuple(
+            (name, _option(value, i)) for name, value in chosen  # type: ignore[arg-type]
+        )
         for i in range(len(last.alternatives))
     )
     parts[-1] = AnyOf(last.alternatives, stores)
     kept = [(name, value) for name, value in bindings if (name, value) not in chosen]
     return all_of(*parts), kept
+
+
+def _per_alternative(choice: Choice, alternatives: Tuple[Cond, ...]) -> bool:
+    """Whether ``choice`` tests the ``alternatives`` in order; its last option
+    may stand for the last few (``lower_or`` merges options reading the same
+    value)."""
+    conds = tuple(c for c, _ in choice.options)
+    return (
+        len(conds) <= len(alternatives)
+        and conds[:-1] == alternatives[: len(conds) - 1]
+        and conds[-1] == alternatives[-1]
+    )
+
+
+def _option(choice: Choice, alternative: int) -> Value:
+    return choice.options[min(alternative, len(choice.options) - 1)][1]
 
 
 def _is_number_or_text(node: cst.BaseExpression) -> bool:
@@ -408,6 +425,8 @@ def _rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
         return all(_rejects_none(low, e.pattern) for e in pattern.patterns)
     if isinstance(pattern, (cst.MatchList, cst.MatchTuple, cst.MatchMapping)):
         return True  # None is neither a sequence nor a mapping
+    if isinstance(pattern, cst.MatchValue) and _is_number_or_text(pattern.value):
+        return True  # ``None == literal`` is False: NoneType's __eq__ decides
     if isinstance(pattern, cst.MatchClass) and isinstance(pattern.cls, cst.Name):
         name = pattern.cls.value
         if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:

@@ -202,13 +202,25 @@ def helper_source(used: Iterable[str]) -> str:
 def helper_statement(name: str, used: Iterable[str]) -> str:
     """One statement binding ``name`` to the helper, cheap when run again."""
     text = helper_source(used)
-    key = helper_key(text)
+    return _bind(name, helper_key(text), repr(text + _REGISTER))
+
+
+# Ends the helper's source as exec() runs it: the namespace becomes a module
+# registered under the key (the first one wins if two threads race), which
+# the binding statement then reads back, with no comprehension or lambda to
+# compile in every module.
+_REGISTER = (
+    "_m = __import__('types').ModuleType(__name__); _m.__dict__.update(globals())\n"
+    "__import__('sys').modules.setdefault(__name__, _m)\n"
+)
+
+
+def _bind(name: str, key: str, source: str) -> str:
     modules = "__import__('sys').modules"
-    build = (
-        f"[m for m in [__import__('types').ModuleType({key!r})] "
-        f"if not exec({text!r}, m.__dict__)][0]"
+    return (
+        f"{name} = {modules}.get({key!r}) or "
+        f"exec({source}, {{'__name__': {key!r}}}) or {modules}[{key!r}]"
     )
-    return f"{name} = {modules}.get({key!r}) or {modules}.setdefault({key!r}, {build})"
 
 
 def helper_key(text: str) -> str:
@@ -224,15 +236,9 @@ def helper_statements(name: str, used: Iterable[str]) -> List[str]:
     """
     text = helper_source(used)
     key = helper_key(text)
+    text += _REGISTER
     pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
     statements = [f"{name} = [{pieces[0]!r}]"]
     statements += [f"{name}.append({piece!r})" for piece in pieces[1:]]
-    modules = "__import__('sys').modules"
-    build = (
-        f"[m for m in [__import__('types').ModuleType({key!r})] "
-        f"if not exec(''.join({name}), m.__dict__)][0]"
-    )
-    statements.append(
-        f"{name} = {modules}.get({key!r}) or {modules}.setdefault({key!r}, {build})"
-    )
+    statements.append(_bind(name, key, f"''.join({name})"))
     return statements

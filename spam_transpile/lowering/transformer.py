@@ -3,8 +3,10 @@
 For each match statement it validates, lowers each case, emits the tests and
 lays the result out so that every original line keeps its number:
 
-- the match line becomes one statement on that line: ``temp = subject``, or
-  just ``subject`` when the subject is a stable local name;
+- the match line becomes statements on that line: ``temp = subject``, or
+  just ``subject`` (``a; b`` for ``match a, b:``) when the subject is made
+  of stable local names, then the facts the cases share
+  (:mod:`.subject_facts`);
 - each case line becomes the ``if``/``elif`` line of that case, its body
   kept as written;
 - blank lines stand in for lines a multi-line header no longer needs.
@@ -25,7 +27,7 @@ from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.codegen import code_for
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.checks.reachability import unreachable_cases
+from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
 from spam_transpile.lowering.facts import ModuleFacts
 from spam_transpile.lowering.helper_lines import (
     MatchAssign,
@@ -34,18 +36,12 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
-from spam_transpile.lowering.ir import (
-    All,
-    AnyOf,
-    Cond,
-    LoweredPattern,
-    Test,
-    first_test,
-)
+from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.lower import Lowering, Subject
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
+from spam_transpile.lowering.subject_facts import SubjectFacts
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -473,118 +469,6 @@ def tuple_subject(names: List[str]) -> Subject:
     return info
 
 
-class SubjectFacts:
-    """Facts about the subject computed once, on the match line, and shared
-    by the cases (PEP 634 leaves how often they are computed unspecified).
-
-    - its kind (sequence, mapping, neither), when two or more cases test it;
-    - its length, when the first case is a sequence pattern that tests it
-      (CPython reads it there anyway whenever the subject is a sequence)
-      and another case tests it too.
-    """
-
-    def __init__(
-        self,
-        names: Names,
-        helper: str,
-        subject: str,
-        patterns: Sequence[LoweredPattern],
-    ) -> None:
-        self.subject = subject
-        self.kind = ""
-        self.length = ""
-        self.statements: List[str] = []
-        self.temps: List[str] = []
-        kind_tests = [t for t in map(first_test, (p.cond for p in patterns)) if t]
-        kind_tests = [t for t in kind_tests if t.kind == "kind" and t.path == subject]
-        if len(kind_tests) < 2:
-            return
-        self.kind = names.temp("kind")
-        # The common exact types answer without a call.
-        self.statements.append(
-            f"{self.kind} = 1 if {names.builtin('type')}({subject}) is "
-            f"{names.builtin('list')} else {helper}.kind({subject})"
-        )
-        self.temps.append(self.kind)
-        first = patterns[0].cond
-        parts = first.parts if isinstance(first, All) else (first,)
-        opens_with_length = (
-            len(parts) >= 2
-            and isinstance(parts[0], Test)
-            and parts[0].kind == "kind"
-            and parts[0].path == subject
-            and parts[0].fact == "sequence"
-            and isinstance(parts[1], Test)
-            and parts[1].kind == "len"
-            and parts[1].path == subject
-        )
-        if opens_with_length:
-            self.length = names.temp("len")
-            length = f"{names.builtin('len')}({subject})"
-            self.statements.append(
-                f"{self.length} = {length} if {self.kind} == 1 else -1"
-            )
-            self.temps.append(self.length)
-
-    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
-        if not self.kind:
-            return pattern
-        return LoweredPattern(self._cond(pattern.cond), pattern.bindings)
-
-    # `in_sequence`: a sequence check on the subject came first. The shared
-    # length is a sequence's; a mapping pattern's length check (CPython's
-    # `len(subject) >= number of keys`) keeps calling len().
-    def _cond(self, cond: Cond, in_sequence: bool = False) -> Cond:
-        if isinstance(cond, Test):
-            return self._test(cond, in_sequence)
-        if isinstance(cond, All):
-            parts = list(cond.parts)
-            kept = []
-            for i, part in enumerate(parts):
-                if isinstance(part, Test) and part.kind == "kind":
-                    if self._on_subject(part):
-                        in_sequence = part.fact == "sequence"
-                if not self._implied(part, parts[i + 1 : i + 2]):
-                    kept.append(self._cond(part, in_sequence))
-            return All(tuple(kept))
-        return AnyOf(
-            tuple(self._cond(a, in_sequence) for a in cond.alternatives), cond.stores
-        )
-
-    def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
-        """A sequence check followed by a length check on the shared length:
-        the length is -1 for anything but a sequence, so it fails alone."""
-        return (
-            bool(self.length)
-            and isinstance(part, Test)
-            and part.kind == "kind"
-            and part.fact == "sequence"
-            and self._on_subject(part)
-            and bool(following)
-            and isinstance(following[0], Test)
-            and following[0].kind == "len"
-            and self._on_subject(following[0])
-        )
-
-    def _test(self, test: Test, in_sequence: bool) -> Test:
-        if test.kind == "kind" and self._on_subject(test):
-            number = 1 if test.fact == "sequence" else 2
-            return Test(f"{self.kind} == {number}", "kind", test.path, test.fact)
-        if (
-            test.kind == "len"
-            and self.length
-            and in_sequence
-            and self._on_subject(test)
-        ):
-            assert isinstance(test.fact, tuple)
-            op, n = test.fact
-            return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
-        return test
-
-    def _on_subject(self, test: Test) -> bool:
-        return test.path == self.subject
-
-
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
@@ -637,18 +521,23 @@ class MatchEmitter:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, subject) for case in cases
         ]
-        # Facts live in temporaries: only beside a subject temporary, which
-        # the case bodies delete anyway (a local subject gets none of its own).
         self.facts = SubjectFacts(
             self.names,
             self.owner.lowering.helper_name,
             self.subject,
-            lowered if self.subject_temp else [],
+            lowered if self._facts_hidden(cases) else [],
+            self.subject_info.elements or () if self.subject_info else (),
+            # Without a subject temporary, facts cost one more statement
+            # and a ``del`` per case: worth it from three tests on.
+            least=2 if self.subject_temp else 3,
+            # Module and class bodies pop each temporary in every test.
+            first_item=self.scope.kind == FUNCTION
+            and f"{self.subject}[0]" not in self.owner.source,
         )
-        self._all_temps += self.facts.temps
         for pattern in lowered:
             tests.append(self._pattern_test(self.facts.apply(pattern)))
             self.owner.lowering.note_used(tests[-1])
+        self._all_temps += self.facts.temps
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
         first = self._subject_statement()
@@ -663,6 +552,23 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _facts_hidden(self, cases: Sequence[cst.MatchCase]) -> bool:
+        """Whether temporaries for shared facts stay out of sight: beside a
+        subject temporary, which the bodies delete anyway; for a local
+        subject, only if some case always runs and each body deletes them
+        first thing (else they would show in ``locals()``)."""
+        if self.subject_temp is not None:
+            return True
+        if self.scope.kind != FUNCTION or not cases:
+            return False
+        last = cases[-1]
+        if last.guard is not None or not is_irrefutable(last.pattern):
+            return False
+        probe = ["_"]
+        return all(
+            _delete_first(_as_body(case.body), probe) is not case.body for case in cases
+        )
 
     # -- the match line -----------------------------------------------------
 
@@ -689,21 +595,31 @@ class MatchEmitter:
             subject = subject.with_changes(
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()]
             )
+        smalls: List[cst.BaseSmallStatement]
         if self.element_temps:
             targets = [cst.Element(cst.Name(t)) for t in self.element_temps]
-            small: cst.BaseSmallStatement = MatchAssign(
-                targets=[cst.AssignTarget(cst.Tuple(targets, lpar=[], rpar=[]))],
-                value=subject,
-            )
+            smalls = [
+                MatchAssign(
+                    targets=[cst.AssignTarget(cst.Tuple(targets, lpar=[], rpar=[]))],
+                    value=subject,
+                )
+            ]
+        elif self.subject_temp is None and isinstance(subject, cst.Tuple):
+            # ``a; b`` reads the local names as ``(a, b)`` would, without
+            # building a tuple on every run.
+            smalls = [MatchLine(_element_value(e)) for e in subject.elements]
         elif self.subject_temp is None:
-            small = MatchLine(subject)
+            smalls = [MatchLine(subject)]
         else:
-            small = MatchAssign(
-                targets=[cst.AssignTarget(cst.Name(self.subject_temp))], value=subject
-            )
+            smalls = [
+                MatchAssign(
+                    targets=[cst.AssignTarget(cst.Name(self.subject_temp))],
+                    value=subject,
+                )
+            ]
         facts = [cst.Expr(RawExpression(text)) for text in self.facts.statements]
         return cst.SimpleStatementLine(
-            body=[small, *facts, *self._declare_captures_local()],
+            body=[*smalls, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
@@ -760,12 +676,12 @@ class MatchEmitter:
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
-            test_text = f"[{self.subject}]"
+            test_text = self._always_true()
         if (
             self.layout == "readable"
             and last
             and index > 0
-            and test_text == f"[{self.subject}]"
+            and test_text == self._always_true()
             and case.guard is None
             and not self._namespace_temps()
             and self._newlines(self._case_header(case)) == 0
@@ -795,6 +711,12 @@ class MatchEmitter:
             whitespace_before_test=cst.SimpleWhitespace(" "),
             whitespace_after_test=cst.SimpleWhitespace(""),
         )
+
+    def _always_true(self) -> str:
+        # A list of one name: truthy, cheap, and not a constant the compiler
+        # would drop (with the line event of its case).
+        elements = self.subject_info.elements if self.subject_info else None
+        return f"[{elements[0] if elements else self.subject}]"
 
     def _case_header(self, case: cst.MatchCase) -> str:
         cached = self._headers.get(id(case))
@@ -883,6 +805,12 @@ class MatchEmitter:
         if self.scope.kind != FUNCTION or not self._all_temps:
             return body
         return _delete_first(body, self._all_temps)
+
+
+def _element_value(element: cst.BaseElement) -> cst.BaseExpression:
+    # Only local names get here (``local_subject``): never a starred element.
+    assert isinstance(element, cst.Element)
+    return element.value
 
 
 def _as_body(suite: cst.BaseSuite) -> Body:

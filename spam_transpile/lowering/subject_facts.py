@@ -1,0 +1,287 @@
+"""Facts about a match subject computed once, on the match line, and shared
+by the cases (keep-lines layout).
+
+PEP 634 leaves how often a subject's kind and length are computed
+unspecified, so a kind that two or more cases test, and a length the first
+case reads anyway, are computed once into temporaries the case tests then
+compare. The paths that can have facts are the subject itself, or each
+element of a ``match a, b:`` subject (an element is a value like any
+subject: ``match state, event:`` tests ``event``'s kind in several cases).
+
+Facts live in temporaries, which the chosen case body deletes first thing.
+The emitter only asks for them where that hides them: beside a subject
+temporary (which the bodies delete anyway), or for a local subject when
+some case always runs and every body can delete them (see
+``MatchEmitter._facts_hidden``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Dict, Iterator, List, Sequence
+
+from spam_transpile.lowering.emit import render_value
+from spam_transpile.lowering.ir import (
+    All,
+    AnyOf,
+    Choice,
+    Cond,
+    LoweredPattern,
+    Test,
+    Value,
+)
+from spam_transpile.lowering.names import Names
+
+SEQUENCE, MAPPING = 1, 2
+# the first item is worth a temporary from this many reads on
+FIRST_ITEM_READS = 4
+# a temporary's name until it is known to be needed
+_PENDING = "<pending>"
+
+
+class SubjectFacts:
+    """The kind of each path that ``least`` or more tests check, the
+    subject's length when the first case opens with a sequence pattern on it
+    (CPython reads it there anyway whenever the subject is a sequence), and
+    beside that length the subject's first item when the cases read it
+    often (``match command.split():`` dispatches on the verb)."""
+
+    def __init__(
+        self,
+        names: Names,
+        helper: str,
+        subject: str,
+        patterns: Sequence[LoweredPattern],
+        paths: Sequence[str] = (),
+        least: int = 2,
+        first_item: bool = False,
+    ) -> None:
+        self.subject = subject
+        #: path -> the temporary holding its kind
+        self.kinds: Dict[str, str] = {}
+        self.length = ""
+        self.first = ""
+        self.statements: List[str] = []
+        self.temps: List[str] = []
+        self._names = names
+        self._helper = helper
+        self._patterns = patterns
+        if not patterns:
+            return
+        for path in paths or (subject,):
+            tested = [t for p in patterns for t in _kind_tests(p.cond, path)]
+            if len(tested) >= least:
+                self.kinds[path] = _PENDING
+        if subject in self.kinds and _opens_with_length(patterns[0].cond, subject):
+            self.length = _PENDING
+        # A kind every test of which the shared length answers needs no
+        # temporary of its own.
+        applied = [self.apply(p).cond for p in patterns]
+        unused = [
+            path
+            for path in self.kinds
+            if not any(
+                test.kind == "kind" and test.path == path
+                for cond in applied
+                for test in _tests(cond)
+            )
+        ]
+        for path in self.kinds:
+            self.kinds[path] = "" if path in unused else names.temp("kind")
+        if self.length:
+            self.length = names.temp("len")
+        self._write_statements(unused)
+        for path in unused:
+            del self.kinds[path]
+        # ``first_item``: the caller knows ``subject[0]`` is written nowhere
+        # else in the module, so every occurrence is a read the lowering made.
+        self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
+        if self.length and first_item and self._first_reads() >= FIRST_ITEM_READS:
+            # Read only once the shared length says there is an item: every
+            # read of it in the cases comes after such a length test.
+            self.first = names.temp("first")
+            self.statements.append(
+                f"{self.first} = {subject}[0] if {self.length} >= 1 else None"
+            )
+            self.temps.append(self.first)
+
+    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
+        if not (self.kinds or self.length):
+            return pattern
+        cond = self._cond(pattern.cond)
+        if not self.first:
+            return LoweredPattern(cond, pattern.bindings)
+        bindings = tuple(
+            (name, _rewrite_value(value, self._use_first))
+            for name, value in pattern.bindings
+        )
+        return LoweredPattern(_rewrite_cond(cond, self._use_first), bindings)
+
+    def _first_reads(self) -> int:
+        count = 0
+        for pattern in self._patterns:
+            count += sum(
+                len(self._first_read.findall(t.expr)) for t in _tests(pattern.cond)
+            )
+            for _, value in pattern.bindings:
+                count += len(self._first_read.findall(render_value(value)))
+        return count
+
+    def _use_first(self, text: str) -> str:
+        return self._first_read.sub(self.first, text)
+
+    def _write_statements(self, unused: Sequence[str]) -> None:
+        b = self._names.builtin
+        for path, temp in self.kinds.items():
+            if path not in unused:
+                self.statements.append(f"{temp} = {self._kind_value(path)}")
+                self.temps.append(temp)
+            if path != self.subject or not self.length:
+                continue
+            is_sequence = (
+                self._kind_expr(path, SEQUENCE) if path in unused else f"{temp} == 1"
+            )
+            self.statements.append(
+                f"{self.length} = {b('len')}({path}) if {is_sequence} else -1"
+            )
+            self.temps.append(self.length)
+
+    # -- spelling ---------------------------------------------------------------
+
+    def _kind_value(self, path: str) -> str:
+        # The common exact types answer without a call (static types: ABC
+        # registration never changes their flags). A chain of ``is`` tests
+        # measured faster than one lookup in a table of types.
+        b = self._names.builtin
+        tested = {t.fact for p in self._patterns for t in _kind_tests(p.cond, path)}
+        parts = []
+        if "sequence" in tested:
+            # ``str`` is the common value that is not a sequence.
+            parts.append(
+                f"1 if {b('type')}({path}) is {b('tuple')} or "
+                f"{b('type')}({path}) is {b('list')} else "
+                f"0 if {b('type')}({path}) is {b('str')} else"
+            )
+        if "mapping" in tested:
+            parts.append(f"2 if {b('type')}({path}) is {b('dict')} else")
+        parts.append(f"{self._helper}.kind({path})")
+        return " ".join(parts)
+
+    def _kind_expr(self, path: str, number: int) -> str:
+        b = self._names.builtin
+        exact = b("list") if number == SEQUENCE else b("dict")
+        return (
+            f"({b('type')}({path}) is {exact} or "
+            f"{self._helper}.kind({path}) == {number})"
+        )
+
+    # -- rewriting the tests -----------------------------------------------------
+
+    # ``in_sequence``: a sequence check on the subject came first. The shared
+    # length is a sequence's; a mapping pattern's length check (CPython's
+    # ``len(subject) >= number of keys``) keeps calling len().
+    def _cond(self, cond: Cond, in_sequence: bool = False) -> Cond:
+        if isinstance(cond, Test):
+            return self._test(cond, in_sequence)
+        if isinstance(cond, All):
+            parts = list(cond.parts)
+            kept = []
+            for i, part in enumerate(parts):
+                if isinstance(part, Test) and _is_kind_test(part, self.subject):
+                    in_sequence = part.fact == "sequence"
+                if not self._implied(part, parts[i + 1 : i + 2]):
+                    kept.append(self._cond(part, in_sequence))
+            return All(tuple(kept))
+        return AnyOf(
+            tuple(self._cond(a, in_sequence) for a in cond.alternatives), cond.stores
+        )
+
+    def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
+        """A sequence check followed by length checks on the shared length
+        (directly, or first thing in every alternative of an or-pattern):
+        the length is -1 for anything but a sequence, so they fail alone."""
+        return (
+            bool(self.length)
+            and isinstance(part, Test)
+            and part.kind == "kind"
+            and part.fact == "sequence"
+            and part.path == self.subject
+            and bool(following)
+            and self._starts_with_length(following[0])
+        )
+
+    def _starts_with_length(self, cond: Cond) -> bool:
+        if isinstance(cond, AnyOf):
+            return all(self._starts_with_length(a) for a in cond.alternatives)
+        if isinstance(cond, All):
+            return bool(cond.parts) and self._starts_with_length(cond.parts[0])
+        return cond.kind == "len" and cond.path == self.subject
+
+    def _test(self, test: Test, in_sequence: bool) -> Test:
+        temp = self.kinds.get(test.path) if test.kind == "kind" else None
+        if temp:
+            number = SEQUENCE if test.fact == "sequence" else MAPPING
+            return Test(f"{temp} == {number}", "kind", test.path, test.fact)
+        if (
+            test.kind == "len"
+            and self.length
+            and in_sequence
+            and test.path == self.subject
+        ):
+            assert isinstance(test.fact, tuple)
+            op, n = test.fact
+            return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
+        return test
+
+
+def _rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
+    if isinstance(cond, Test):
+        return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, cond.readable)
+    if isinstance(cond, All):
+        return All(tuple(_rewrite_cond(part, rewrite) for part in cond.parts))
+    stores = tuple(
+        tuple((name, _rewrite_value(value, rewrite)) for name, value in alternative)
+        for alternative in cond.stores
+    )
+    return AnyOf(tuple(_rewrite_cond(a, rewrite) for a in cond.alternatives), stores)
+
+
+def _rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
+    if isinstance(value, str):
+        return rewrite(value)
+    return Choice(
+        tuple(
+            (_rewrite_cond(cond, rewrite), _rewrite_value(option, rewrite))
+            for cond, option in value.options
+        )
+    )
+
+
+def _tests(cond: Cond) -> Iterator[Test]:
+    if isinstance(cond, Test):
+        yield cond
+    else:
+        for part in cond.parts if isinstance(cond, All) else cond.alternatives:
+            yield from _tests(part)
+
+
+def _is_kind_test(cond: Cond, path: str) -> bool:
+    return isinstance(cond, Test) and cond.kind == "kind" and cond.path == path
+
+
+def _kind_tests(cond: Cond, path: str) -> Iterator[Test]:
+    return (t for t in _tests(cond) if t.kind == "kind" and t.path == path)
+
+
+def _opens_with_length(first: Cond, subject: str) -> bool:
+    parts = first.parts if isinstance(first, All) else (first,)
+    return (
+        len(parts) >= 2
+        and isinstance(parts[0], Test)
+        and parts[0].kind == "kind"
+        and parts[0].path == subject
+        and parts[0].fact == "sequence"
+        and isinstance(parts[1], Test)
+        and parts[1].kind == "len"
+        and parts[1].path == subject
+    )

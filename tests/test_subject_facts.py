@@ -1,0 +1,196 @@
+"""Facts shared by the cases of one match statement (keep-lines layout).
+
+Each row gives a function's match statement and the lines of its output
+that show the facts: the match line and the case lines.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from spam_transpile import transpile
+
+# Room for the helper before the function, so it stays off the match line.
+PRELUDE = '"""A module."""\n' + "\n" * 8
+
+
+def _lines(source: str) -> str:
+    out = transpile(PRELUDE + textwrap.dedent(source), target="3.9")
+    body = out.split("def f(", 1)[1].splitlines()[1:]
+    return "\n".join(line.strip() for line in body if line.strip())
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            """\
+            def f(state, event):
+                match state, event:
+                    case "a", [x]:
+                        return x
+                    case "b", [x, y]:
+                        return y
+                    case _, [*rest]:
+                        return rest
+                    case _:
+                        return None
+            """,
+            """\
+            state; event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else _spam.kind(event)
+            if state == "a" and _spam_kind1 == 1 and len(event) == 1 and [(x := event[0])]:
+            del _spam_kind1; return x
+            elif state == "b" and _spam_kind1 == 1 and len(event) == 2 and [(x := event[0]), (y := event[1])]:
+            del _spam_kind1; return y
+            elif _spam_kind1 == 1 and [(rest := _spam.items(event, 0, 0))]:
+            del _spam_kind1; return rest
+            elif [state]:
+            del _spam_kind1; return None""",
+            id="element-of-a-tuple-subject-kind-computed-once",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case {"a": 1}:
+                        return 1
+                    case {"b": 2}:
+                        return 2
+                    case {"c": 3}:
+                        return 3
+                    case _:
+                        return 0
+            """,
+            """\
+            v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
+            if _spam_kind1 == 2 and v.get("a") == 1:
+            del _spam_kind1; return 1
+            elif _spam_kind1 == 2 and v.get("b") == 2:
+            del _spam_kind1; return 2
+            elif _spam_kind1 == 2 and v.get("c") == 3:
+            del _spam_kind1; return 3
+            elif [v]:
+            del _spam_kind1; return 0""",
+            id="local-subject-kind-computed-once-when-always-deleted",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [1]:
+                        return 1
+                    case [_, 2]:
+                        return 2
+                    case [*_, 3]:
+                        return 3
+            """,
+            """\
+            v
+            if (type(v) is list or _spam.kind(v) == 1) and len(v) == 1 and v[0] == 1:
+            return 1
+            elif (type(v) is list or _spam.kind(v) == 1) and len(v) == 2 and v[1] == 2:
+            return 2
+            elif (type(v) is list or _spam.kind(v) == 1) and len(v) >= 1 and v[len(v) - 1] == 3:
+            return 3""",
+            id="local-subject-no-temporary-when-no-case-may-run",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case {"a": 1}:
+                        for x in v:
+                            pass
+                    case {"b": 2}:
+                        return 2
+                    case {"c": 3}:
+                        return 3
+                    case _:
+                        return 0
+            """,
+            """\
+            v
+            if (type(v) is dict or _spam.kind(v) == 2) and v.get("a") == 1:
+            for x in v:
+            pass
+            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("b") == 2:
+            return 2
+            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("c") == 3:
+            return 3
+            elif [v]:
+            return 0""",
+            id="local-subject-no-temporary-when-a-body-cannot-delete-it",
+        ),
+        pytest.param(
+            """\
+            def f(line):
+                match line.split():
+                    case ["go", d]:
+                        return d
+                    case ["look"] | ["look", "around"]:
+                        return 1
+                    case _:
+                        return 0
+            """,
+            """\
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1
+            if _spam_len2 == 2 and _spam_subject1[0] == "go" and [(d := _spam_subject1[1])]:
+            del _spam_subject1, _spam_len2; return d
+            elif ((_spam_len2 == 1 and _spam_subject1[0] == "look") or (_spam_len2 == 2 and _spam_subject1[0] == "look" and _spam_subject1[1] == "around")):
+            del _spam_subject1, _spam_len2; return 1
+            elif [_spam_subject1]:
+            del _spam_subject1, _spam_len2; return 0""",
+            id="shared-length-answers-the-kind-of-or-pattern-alternatives",
+        ),
+        pytest.param(
+            """\
+            def f(line):
+                match line.split():
+                    case ["go", d]:
+                        return d
+                    case ["look" | "l"]:
+                        return 1
+                    case ["take", *things]:
+                        return things
+                    case [verb, *_]:
+                        return verb
+            """,
+            """\
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
+            if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
+            del _spam_subject1, _spam_len2, _spam_first3; return d
+            elif _spam_len2 == 1 and _spam_first3 in ("look", "l"):
+            del _spam_subject1, _spam_len2, _spam_first3; return 1
+            elif _spam_len2 >= 1 and _spam_first3 == "take" and [(things := _spam.items(_spam_subject1, 1, 0))]:
+            del _spam_subject1, _spam_len2, _spam_first3; return things
+            elif _spam_len2 >= 1 and [(verb := _spam_first3)]:
+            del _spam_subject1, _spam_len2, _spam_first3; return verb""",
+            id="first-item-read-once-when-the-cases-dispatch-on-it",
+        ),
+    ],
+)
+def test_shared_facts(source: str, expected: str) -> None:
+    assert _lines(source) == textwrap.dedent(expected)
+
+
+def test_first_item_text_written_in_the_module_keeps_the_reads() -> None:
+    # Replacing text is only safe when every occurrence is the lowering's.
+    source = """\
+        def f(v):
+            match v:
+                case ["go", "v[0]"]:
+                    return 0
+                case ["look" | "l"]:
+                    return 1
+                case ["take", *things]:
+                    return things
+                case [verb, *_]:
+                    return verb
+                case _:
+                    return None
+        """
+    lines = _lines(source)
+    assert "_spam_len" in lines and "_spam_first" not in lines
+    assert "_spam_first" in _lines(source.replace('"v[0]"', '"v"'))
