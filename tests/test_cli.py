@@ -879,6 +879,39 @@ def test_cache_makes_a_rerun_transpile_nothing(
     assert len(calls) == 9
 
 
+def test_cache_is_keyed_by_the_tools_own_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private_cache: Path
+) -> None:
+    """Two installs with one version number but different code (pre-commit
+    revisions, an editable install) never share cached outputs."""
+    from spam_transpile.files import cache as cache_module
+    from spam_transpile.files.cache import code_fingerprint
+
+    package = tmp_path / "pkg"
+    make_tree(package, {"a.py": "x = 1\n", "sub/b.py": "y = 2\n"})
+    before = code_fingerprint(package)
+    assert code_fingerprint(package) == before
+    (package / "sub" / "b.py").write_text("y = 3\n")
+    assert code_fingerprint(package) != before
+
+    make_tree(tmp_path / "src", {"m.py": MATCHING})
+    calls: List[str] = []
+
+    def counting(source: str, **kwargs: object) -> tuple:
+        calls.append(str(kwargs.get("filename")))
+        return transpile_with_warnings(source, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli_module, "transpile_with_warnings", counting)
+    for n, fingerprint in enumerate(["0.1.0-aaaa", "0.1.0-aaaa", "0.1.0-bbbb"]):
+        monkeypatch.setattr(cache_module, "tool_fingerprint", lambda f=fingerprint: f)
+        monkeypatch.setattr(
+            "spam_transpile.files.statcache.tool_fingerprint", lambda f=fingerprint: f
+        )
+        out = tmp_path / f"o{n}"
+        assert invoke([str(tmp_path / "src"), "-o", str(out), "-j", "1"]).exit_code == 0
+    assert len(calls) == 2  # the second run was served, the third was not
+
+
 def test_errors_are_cached_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_tree(tmp_path / "a", {"bad.py": "x = 1\nmatch x:\n    case [:\n"})
     make_tree(tmp_path / "b", {"same.py": "x = 1\nmatch x:\n    case [:\n"})

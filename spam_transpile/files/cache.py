@@ -2,7 +2,8 @@
 
 An entry is keyed by the SHA-256 of (tool version, options, source bytes), so
 an unchanged file under unchanged options is never transpiled twice, wherever
-it lives. Entries sit in the user cache directory (``$SPAM_TRANSPILE_CACHE_DIR``,
+it lives; the tool version includes a digest of the tool's own code
+(:func:`tool_fingerprint`). Entries sit in the user cache directory (``$SPAM_TRANSPILE_CACHE_DIR``,
 else platformdirs' user cache folder: ``$XDG_CACHE_HOME/spam-transpile`` or
 ``~/.cache/spam-transpile`` on Linux), in a folder per tool version, and are
 written atomically, so concurrent workers and interrupted runs never see
@@ -18,6 +19,7 @@ must never take the other's error record for source code.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -49,6 +51,31 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir(APP_NAME, appauthor=False))
 
 
+def code_fingerprint(package: Path) -> str:
+    """A digest of the ``.py`` files under ``package`` (names and contents)."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=None)
+def tool_fingerprint() -> str:
+    """The tool's version and a digest of its own code, which key every cache
+    entry: installs from git (a pre-commit ``rev``, an editable install)
+    share a version number, and output an older lowering wrote must never be
+    served by a newer one."""
+    try:
+        return (
+            f"{__version__}-{code_fingerprint(Path(__file__).resolve().parent.parent)}"
+        )
+    except OSError:  # code not in files (a zip): the version alone
+        return __version__
+
+
 class Entry(NamedTuple):
     """A cache record: the lowered text, or the error the source causes."""
 
@@ -60,11 +87,11 @@ class Entry(NamedTuple):
 class Cache:
     def __init__(self, options_key: str, directory: Optional[Path] = None) -> None:
         self.options_key = options_key
-        self.directory = (directory or default_cache_dir()) / __version__
+        self.directory = (directory or default_cache_dir()) / tool_fingerprint()
 
     def _path(self, source: bytes) -> Path:
         digest = hashlib.sha256()
-        digest.update(__version__.encode())
+        digest.update(tool_fingerprint().encode())
         digest.update(b"\0")
         digest.update(self.options_key.encode())
         digest.update(b"\0")

@@ -40,8 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from spam_transpile import __version__
-from spam_transpile.files.cache import default_cache_dir
+from spam_transpile.files.cache import default_cache_dir, tool_fingerprint
 
 #: bump when the file's layout changes; other layouts read as empty
 #: (2: "plain" for Python files without a match statement)
@@ -102,9 +101,10 @@ class StatCache:
         # Each output tree has its own file, so runs into two trees do not
         # keep replacing each other's entries.
         where = os.path.abspath(output) if output is not None else None
-        options = json.dumps([__version__, action, target, layout, where])
+        tool = tool_fingerprint()
+        options = json.dumps([tool, action, target, layout, where])
         digest = hashlib.sha256(options.encode("utf-8")).hexdigest()[:32]
-        folder = (directory or default_cache_dir()) / __version__
+        folder = (directory or default_cache_dir()) / tool
         return cls(folder / f"stat-{digest}.json", started_ns)
 
     # -- reading ----------------------------------------------------------
