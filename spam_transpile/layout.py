@@ -28,6 +28,7 @@ from typing import Iterable, List, Optional, Set
 _LINE_END = re.compile(r"(\r\n|\r|\n)")
 _BACKSLASH_ONLY = re.compile(r"[ \t\f]*\\")
 _INDENT_WITH_FORM_FEED = re.compile(r"[ \t\f]*\f")
+_WHITESPACE_ONLY = re.compile(r"[ \t\f]*")
 # A cheap test before any tokenizing: is there a line LibCST may refuse?
 _NEEDS_NORMALISING = re.compile(
     r"(?:^|(?<=[\r\n]))(?:[ \t\f]*\f|[ \t\f]*\\(?:\r|\n|$))"
@@ -66,10 +67,21 @@ def split_layout(source: str) -> Layout:
             for index, line in enumerate(lines):
                 if index + 1 not in inside:
                     normalised[index], removed[index] = _normalise_line(line)
+    _empty_the_blank_tail(lines, normalised)
     text = "".join(
         line + ("\n" if ending else "") for line, ending in zip(normalised, endings)
     )
     return Layout(lines, endings, normalised, removed, text)
+
+
+def _empty_the_blank_tail(lines: List[str], normalised: List[str]) -> None:
+    """LibCST 1.9 loses a blank line before a last line holding only spaces
+    (``'x = 1\\n\\n  \\n'`` prints as ``'x = 1\\n  \\n'``): the blank lines
+    that end a file are given to it empty, and get their text back after."""
+    index = len(lines)
+    while index > 0 and _WHITESPACE_ONLY.fullmatch(lines[index - 1]):
+        index -= 1
+        normalised[index] = ""
 
 
 def _normalise_line(line: str) -> "tuple[str, int]":
@@ -149,7 +161,12 @@ def _restored_lines(layout: Layout, out_lines: List[str]) -> List[str]:
     for index, (original, normalised) in enumerate(
         zip(layout.lines, layout.normalised)
     ):
-        if original != normalised and normalised == "" and kept[index] == original:
+        if (
+            original != normalised
+            and normalised == ""
+            and kept[index] == original
+            and _BACKSLASH_ONLY.fullmatch(original)
+        ):
             if not _same_indentation_around(kept, index):
                 kept[index] = ""
     return kept

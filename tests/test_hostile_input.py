@@ -118,6 +118,22 @@ def test_valid_layouts_are_lowered(source: str) -> None:
     _assert_lowered(source, transpile(source))
 
 
+@pytest.mark.parametrize(
+    "tail",
+    ["\n  \n", "\n\t\n\x0c\n", "\n   ", "\r\r  \r", "\r\n \r\n"],
+    ids=["blank-then-spaces", "tab-and-form-feed", "no-final-newline", "cr", "crlf"],
+)
+def test_blank_lines_with_whitespace_ending_the_file_are_kept(tail: str) -> None:
+    """LibCST loses a blank line before a last line of spaces (found by the
+    mutation fuzzer as 'internal error: the output would not keep line
+    numbers'); the file's last lines come back byte for byte."""
+    ending = "\r\n" if tail.startswith("\r\n") else tail[0]
+    source = MATCH.replace("\n", ending) + tail
+    output = transpile(source)
+    _assert_lowered(source, output)
+    assert output.endswith(tail)
+
+
 def test_backslash_lines_outside_match_statements_are_kept() -> None:
     source = "\\\nprint(1)\n" + MATCH + "y = 1\n\\\ny = 2\n"
     output = transpile(source)
