@@ -111,7 +111,26 @@ def _lines_inside_strings(text: str) -> Optional[Set[int]]:
                 first = fstring_starts.pop()
                 inside.update(range(first + 1, token.end[0] + 1))
     except (tokenize.TokenError, SyntaxError, IndentationError):
+        # The tokenize module follows older tokenizers, which refuse some
+        # backslash-only lines CPython 3.10+ accepts: ask CPython's parser.
+        return _lines_inside_strings_by_ast(text)
+    return inside
+
+
+def _lines_inside_strings_by_ast(text: str) -> Optional[Set[int]]:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    inside: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes))
+        ):
+            end = node.end_lineno or node.lineno
+            inside.update(range(node.lineno + 1, end + 1))
     return inside
 
 
@@ -167,7 +186,9 @@ def _restored_lines(layout: Layout, out_lines: List[str]) -> List[str]:
             and kept[index] == original
             and _BACKSLASH_ONLY.fullmatch(original)
         ):
-            if not _same_indentation_around(kept, index):
+            if not (
+                _same_indentation_around(kept, index) and _continues_alike(kept, index)
+            ):
                 kept[index] = ""
     return kept
 
@@ -184,6 +205,21 @@ def _same_indentation_around(lines: List[str], index: int) -> bool:
     before = _code_indentation(reversed(lines[:index]))
     after = _code_indentation(lines[index + 1 :])
     return (before or "") == after  # nothing before: the module's level
+
+
+def _continues_alike(lines: List[str], index: int) -> bool:
+    """Is the line after the backslash-only line ``index`` code indented as
+    the backslash is? CPython 3.8 and older read the joined line with the
+    backslash line's indentation (a blank or comment line after it, or
+    another indentation, is an IndentationError there)."""
+    if index + 1 >= len(lines):
+        return False
+    following = lines[index + 1]
+    stripped = following.lstrip(" \t\f")
+    if not stripped or stripped.startswith(("#", "\\")):
+        return False
+    own = lines[index][: len(lines[index]) - len(lines[index].lstrip(" \t\f"))]
+    return own == following[: len(following) - len(stripped)]
 
 
 def _code_indentation(lines: Iterable[str]) -> Optional[str]:

@@ -164,6 +164,35 @@ def test_backslash_line_after_a_rewritten_header_runs_on_39() -> None:
     assert (result.returncode, result.stdout) == (0, "one\n"), result.stderr
 
 
+@pytest.mark.parametrize("target", ["3.6", "3.8", "3.9"])
+def test_backslash_lines_older_tokenizers_refuse_are_made_blank(target: str) -> None:
+    """A backslash-only line that 3.10+ ignores but 3.6-3.8 read with the
+    backslash's own indentation (found by the mutation fuzzer in a stdlib
+    file); the tokenize module refuses this file, CPython's parser does not."""
+    python = require_interpreter(target)
+    source = (
+        "def f(x):\n"
+        "    x = x + 1\n"
+        "    \\\n"
+        "    y = x\n"
+        "\\\n"
+        "\n"
+        "    # a comment\n"
+        "    match y:\n"
+        "        case 2:\n"
+        "            return 'two'\n"
+        "    return 'other'\n"
+        "print(f(1), f(5))\n"
+    )
+    output = transpile(source, target=target)
+    assert output.splitlines()[2] == "    \\"  # the same to every CPython: kept
+    assert output.splitlines()[4] == ""
+    result = subprocess.run(
+        [python, "-c", output], capture_output=True, text=True, timeout=60
+    )
+    assert (result.returncode, result.stdout) == (0, "two other\n"), result.stderr
+
+
 def test_form_feed_error_columns_are_the_users() -> None:
     with pytest.raises(TranspileError) as info:
         transpile(
