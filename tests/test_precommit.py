@@ -92,6 +92,13 @@ def pre_commit(tmp_path_factory: pytest.TempPathFactory) -> List[str]:
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A committed copy of the working tree, as pre-commit will clone it."""
     snapshot = tmp_path_factory.mktemp("hook-repo")
+    commit_snapshot(snapshot)
+    return snapshot
+
+
+def commit_snapshot(snapshot: Path) -> str:
+    """Copy the working tree's tracked files into ``snapshot``, commit them
+    in a new git repository there, and return the commit."""
     for name in _checkout_files():
         source = ROOT / name
         if source.is_file() and not source.is_symlink():
@@ -101,7 +108,7 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _git("init", "-q", cwd=snapshot)
     _git("add", "-A", cwd=snapshot)
     _git("commit", "-q", "-m", "snapshot of the working tree", cwd=snapshot)
-    return snapshot
+    return _git("rev-parse", "HEAD", cwd=snapshot).strip()
 
 
 def _checkout_files() -> List[str]:

@@ -28,7 +28,7 @@ from typing import Dict, List
 import pytest
 
 from tests.interpreters import require_interpreter
-from tests.test_precommit import WITH_MATCH, _behaviour, _checkout_files, _git
+from tests.test_precommit import WITH_MATCH, _behaviour, _git, commit_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text("utf-8")
@@ -82,16 +82,7 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, str]:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     snapshot = tmp_path_factory.mktemp("spam-transpile-repo")
-    for name in _checkout_files():
-        source = ROOT / name
-        if source.is_file() and not source.is_symlink():
-            target = snapshot / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    _git("init", "-q", cwd=snapshot)
-    _git("add", "-A", cwd=snapshot)
-    _git("commit", "-q", "-m", "snapshot of the working tree", cwd=snapshot)
-    commit = _git("rev-parse", "HEAD", cwd=snapshot).strip()
+    commit = commit_snapshot(snapshot)
     return {"path": str(snapshot), "url": snapshot.as_uri(), "commit": commit}
 
 
