@@ -56,15 +56,9 @@ def place_helper(
     if not slots:
         return module  # each match line binds the helper (has_slots said so)
     groups: List[List[str]] = [[] for _ in slots]
-    slot = 0
-    filled = 0
-    for statement in statements:
-        cost = len(statement) + 2
-        while slot < len(slots) - 1 and filled + cost > slots[slot][3]:
-            slot += 1
-            filled = 0
-        groups[slot].append(statement)
-        filled += cost
+    for statement, slot in zip(statements, _assign(costs, slots)):
+        # what does not fit anywhere goes onto the last line found
+        groups[min(slot, len(slots) - 1)].append(statement)
     if groups[-1] and slots[-1][0] == "inner":
         # A loop body runs again: it gets the one statement that is cheap to
         # rerun and needs no pieces.
@@ -131,17 +125,21 @@ def _is_future_import(statement: cst.BaseStatement) -> bool:
     )
 
 
-def _fits(costs: Sequence[int], slots: Sequence[Slot]) -> bool:
-    """Whether the statements fit the slots as place_helper fills them: in
-    order, a slot closed once the next statement does not fit."""
+def _assign(costs: Sequence[int], slots: Sequence[Slot]) -> List[int]:
+    """The slot of each statement, filled in order: a slot is closed once the
+    next statement does not fit it; ``len(slots)`` for what fits nowhere."""
+    assigned: List[int] = []
     slot, filled = 0, 0
     for cost in costs:
         while slot < len(slots) and filled + cost > slots[slot][3]:
             slot, filled = slot + 1, 0
-        if slot == len(slots):
-            return False
-        filled += cost
-    return True
+        assigned.append(slot)
+        filled += cost if slot < len(slots) else 0
+    return assigned
+
+
+def _fits(costs: Sequence[int], slots: Sequence[Slot]) -> bool:
+    return all(slot < len(slots) for slot in _assign(costs, slots))
 
 
 def _slots(
