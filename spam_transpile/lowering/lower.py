@@ -463,20 +463,8 @@ class _RaisingPatterns(cst.CSTVisitor):
 
 
 def _class_may_raise(low: Lowering, p: cst.MatchClass) -> bool:
-    if not isinstance(p.cls, cst.Name):
-        return True  # maybe not a class at all
-    name = p.cls.value
-    if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
-        return len(p.patterns) > 1
-    known = low.facts.known_class(name)
-    if known is None or known.match_args is None:
-        return True
-    attributes = list(known.match_args[: len(p.patterns)]) + [
-        k.key.value for k in p.kwds
-    ]
-    return len(p.patterns) > len(known.match_args) or len(set(attributes)) != len(
-        attributes
-    )
+    # Only the helper's path (class check, __match_args__) raises them.
+    return _class_lowering(low, p) == "dynamic"
 
 
 def _may_raise(low: Lowering, patterns: Sequence[cst.MatchPattern]) -> bool:
@@ -548,23 +536,44 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
 def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
     cls = low.expr(p.cls)
     positional = [arg.value for arg in p.patterns]
-    keywords = [
-        (unicodedata.normalize("NFKC", kw.key.value), kw.pattern) for kw in p.kwds
-    ]
+    keywords = _class_keywords(p)
     name = p.cls.value if isinstance(p.cls, cst.Name) else None
-    known = low.facts.known_class(name) if name else None
-    self_matching = (
-        name is not None
-        and name in runtime.MATCH_SELF_TYPES
-        and low.names.builtin(name) == name
-    )
-    if self_matching and len(positional) <= 1:
+    how = _class_lowering(low, p)
+    if how == "self":
         return _lower_self_class(low, cls, positional, keywords, v)
-    if known is not None and known.match_args is not None:
-        lowered = _lower_known_class(low, cls, known, positional, keywords, v)
-        if lowered is not None:
-            return lowered
+    if how == "known":
+        known = low.facts.known_class(name) if name else None
+        assert known is not None
+        return _lower_known_class(low, cls, known, positional, keywords, v)
     return _lower_dynamic_class(low, cls, name, positional, keywords, v)
+
+
+def _class_keywords(p: cst.MatchClass) -> List[Tuple[str, cst.MatchPattern]]:
+    # CPython normalises identifiers (NFKC): ``case P(ｘ=5)`` reads ``x``.
+    return [(unicodedata.normalize("NFKC", kw.key.value), kw.pattern) for kw in p.kwds]
+
+
+def _class_lowering(low: Lowering, p: cst.MatchClass) -> str:
+    """How a class pattern is lowered: "self" (a self-matching builtin with at
+    most one positional sub-pattern), "known" (a class of this module whose
+    ``__match_args__`` fit the sub-patterns), else "dynamic" (through the
+    helper, which raises CPython's TypeErrors)."""
+    name = p.cls.value if isinstance(p.cls, cst.Name) else None
+    if name is None:
+        return "dynamic"
+    if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
+        if len(p.patterns) <= 1:
+            return "self"
+    known = low.facts.known_class(name)
+    if known is None or known.match_args is None:
+        return "dynamic"
+    if len(p.patterns) > len(known.match_args):
+        return "dynamic"  # CPython's "accepts N positional sub-patterns"
+    names = list(known.match_args[: len(p.patterns)])
+    names += [k for k, _ in _class_keywords(p)]
+    if len(set(names)) != len(names):
+        return "dynamic"  # likewise: "got multiple sub-patterns for attribute"
+    return "known"
 
 
 def _isinstance(low: Lowering, v: Subject, cls: str) -> Test:
@@ -665,13 +674,8 @@ def _lower_known_class(
     positional: List[cst.MatchPattern],
     keywords: List[Tuple[str, cst.MatchPattern]],
     v: Subject,
-) -> Optional[Lowered]:
+) -> Lowered:
     match_args = known.match_args or ()
-    if len(positional) > len(match_args):
-        return None  # the dynamic path raises CPython's TypeError
-    names = list(match_args[: len(positional)]) + [k for k, _ in keywords]
-    if len(set(names)) != len(names):
-        return None  # likewise: "got multiple sub-patterns for attribute"
     tests: List[Cond] = [_isinstance(low, v, cls)]
     reads = [(a, p) for a, p in zip(match_args, positional)] + keywords
     subs = _keyword_reads(low, reads, v, tests, known.fields)
