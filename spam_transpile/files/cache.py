@@ -87,11 +87,13 @@ class Entry(NamedTuple):
 class Cache:
     def __init__(self, options_key: str, directory: Optional[Path] = None) -> None:
         self.options_key = options_key
-        self.directory = (directory or default_cache_dir()) / tool_fingerprint()
+        # Worked out here, once: workers get it with the pickled cache.
+        self.tool = tool_fingerprint()
+        self.directory = (directory or default_cache_dir()) / self.tool
 
     def _path(self, source: bytes) -> Path:
         digest = hashlib.sha256()
-        digest.update(tool_fingerprint().encode())
+        digest.update(self.tool.encode())
         digest.update(b"\0")
         digest.update(self.options_key.encode())
         digest.update(b"\0")
