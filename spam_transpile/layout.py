@@ -218,16 +218,18 @@ def _continues_alike(lines: List[str], index: int) -> bool:
     stripped = following.lstrip(" \t\f")
     if not stripped or stripped.startswith(("#", "\\")):
         return False
-    own = lines[index][: len(lines[index]) - len(lines[index].lstrip(" \t\f"))]
-    return own == following[: len(following) - len(stripped)]
+    return _leading_whitespace(lines[index]) == _leading_whitespace(following)
+
+
+def _leading_whitespace(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
 
 
 def _code_indentation(lines: Iterable[str]) -> Optional[str]:
     for line in lines:
         stripped = line.lstrip(" \t\f")
         if stripped and not stripped.startswith(("#", "\\")):
-            indentation = line[: len(line) - len(stripped)]
-            return indentation.rpartition("\f")[2]
+            return _leading_whitespace(line).rpartition("\f")[2]
     return None
 
 
