@@ -397,6 +397,49 @@ prog(
 )
 
 prog(
+    "locals-in-return-bodies",
+    # A body that returns without a call keeps its temporaries (the frame
+    # ends); one that calls, or sits in a try/with whose code runs after
+    # the return, deletes them first.
+    """
+    import dt
+    def plain(v):
+        match v[0], v[1:]:
+            case 1, [x]:
+                return x
+            case 2, _:
+                return dt.dump(locals())
+            case _, [*rest] if len(rest) > 1:
+                return [name for name in locals()]
+            case _:
+                return v and locals()
+    def guarded(v):
+        try:
+            match v[0], v[1:]:
+                case 1, [x]:
+                    return x
+                case _:
+                    return 0
+        finally:
+            print("finally", dt.dump(locals()))
+    class Exit:
+        def __enter__(self):
+            return self
+        def __exit__(self, *exc):
+            print("exit", dt.names(__import__("sys")._getframe(1).f_locals))
+    def within(v):
+        with Exit():
+            match v[0], v[1:]:
+                case 1, [x]:
+                    return x
+                case _:
+                    return -1
+    for v in ([1, 5], [2, 3], [3, 4, 5], [4], [0, 1, 2]):
+        print(plain(v), guarded(v), within(v))
+    """,
+)
+
+prog(
     "shared-length-of-a-sequence-is-not-a-mapping-length",
     """
     class K:

@@ -67,6 +67,9 @@ class Scope:
     declared: Optional[Tuple[frozenset, frozenset]] = None
     #: id of the scope's first match statement in source order
     first_match: Optional[int] = None
+    #: ``try``/``with`` statements of this scope around the statement being
+    #: visited: code of theirs can run after a ``return`` in it
+    around: int = 0
 
     def declared_globals(self) -> frozenset:
         return self._declarations()[0]
@@ -282,6 +285,29 @@ class MatchLowering(cst.CSTTransformer):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.append(Scope(CLASS, node))
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.scopes[-1].around += 1
+
+    def leave_Try(self, original_node: cst.Try, updated_node: cst.Try) -> cst.Try:
+        self.scopes[-1].around -= 1
+        return updated_node
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self.scopes[-1].around += 1
+
+    def leave_TryStar(
+        self, original_node: cst.TryStar, updated_node: cst.TryStar
+    ) -> cst.TryStar:
+        self.scopes[-1].around -= 1
+        return updated_node
+
+    def visit_With(self, node: cst.With) -> None:
+        self.scopes[-1].around += 1
+
+    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
+        self.scopes[-1].around -= 1
+        return updated_node
 
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
@@ -513,7 +539,8 @@ class MatchEmitter:
     def statements(self) -> List[cst.BaseStatement]:
         cases = list(self.node.cases)
         tests = []
-        self._all_temps = self.element_temps or (
+        # a copy: the facts' temporaries join this list, not the elements'
+        self._all_temps = list(self.element_temps) or (
             [self.subject_temp] if self.subject_temp else []
         )
         subject = self.subject_info or Subject(self.subject)
@@ -804,6 +831,8 @@ class MatchEmitter:
             body = body.with_changes(indent=outer + inner)
         if self.scope.kind != FUNCTION or not self._all_temps:
             return body
+        if not self.scope.around and _returns_unseen(body):
+            return body
         return _delete_first(body, self._all_temps)
 
 
@@ -825,6 +854,39 @@ def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
 
 def _blank(count: int) -> List[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def _found(self, node: cst.CSTNode) -> bool:
+        self.found = True
+        return False
+
+    visit_Call = visit_Await = visit_Yield = _found
+
+
+def _returns_unseen(body: Body) -> bool:
+    """Whether the body starts by returning with no call on the way, so that
+    nothing can look at the frame's locals before it is gone: its
+    temporaries need no ``del`` (the function is not in a ``try``/``with``,
+    whose code could run after the ``return``).
+
+    A call (``locals()``, ``eval``, a function reading its caller's frame)
+    could see them; an operator or property reading the caller's frame
+    through ``sys._getframe`` could too, a limit the README states.
+    """
+    first = body.body[0]
+    if isinstance(first, cst.SimpleStatementLine):
+        first = first.body[0]
+    if not isinstance(first, cst.Return):
+        return False
+    if first.value is None:
+        return True
+    finder = _CallFinder()
+    first.value.visit(finder)
+    return not finder.found
 
 
 def _delete_first(body: Body, names: List[str]) -> Body:
