@@ -69,6 +69,11 @@ def ev(label, value):
     return value
 
 
+def same(value):
+    """The value itself: a subject that is computed, not a local name."""
+    return value
+
+
 def names(namespace):
     """The user-visible names of locals()/globals()/vars(cls), sorted.
 
@@ -1135,6 +1140,10 @@ SCOPES = ("function", "closure", "class", "module")
 class MatchSpec:
     cases: list[Case]
     scope: str = "function"
+    #: how the statement names its subject: "s" (a local name), "call" (a
+    #: computed subject: ``dt.same(s)``) or "pair" (``dt.same(s), 0`` with
+    #: every pattern as the first of two: a tuple subject's elements)
+    subject: str = "s"
 
 
 class ProgramGen:
@@ -1304,7 +1313,8 @@ class ProgramGen:
                 p = _refutable(p)
             cases.append(Case(p, guard))
         scope = "function" if chance(self.ch, 55) else pick(self.ch, SCOPES)
-        return MatchSpec(cases, scope)
+        subject = "s" if chance(self.ch, 60) else pick(self.ch, ["call", "pair"])
+        return MatchSpec(cases, scope, subject)
 
     # -- subjects ------------------------------------------------------------
 
@@ -1376,13 +1386,18 @@ class ProgramGen:
 def _match_lines(index: int, spec: MatchSpec, dump: str) -> list[str]:
     """The statement and the lines after it, indented from column 0."""
     fname = f"f{index}"
-    lines = ["match s:"]
+    subject, pattern = {
+        "s": ("s", "{}"),
+        "call": ("dt.same(s)", "{}"),
+        "pair": ("dt.same(s), 0", "({}), 0"),
+    }[spec.subject]
+    lines = [f"match {subject}:"]
     for ci, case in enumerate(spec.cases):
         guard = ""
         if case.guard:
             args = ", ".join((repr(f"{fname}.{ci}"),) + case.pattern.names)
             guard = f" if G({args})"
-        lines.append(f"    case {case.pattern.render()}{guard}:")
+        lines.append(f"    case {pattern.format(case.pattern.render())}{guard}:")
         # A comprehension in the body: its first iterable is evaluated in the
         # statement's scope, the rest in a scope of its own (even in a class).
         seen = ", ".join(case.pattern.names + ("",))
@@ -1407,11 +1422,14 @@ def render_function(index: int, spec: MatchSpec) -> str:
         # Names a match that raised had bound are unspecified (the language
         # reference: "do not rely on variables remaining unchanged after a
         # failed match"); each subject starts from the same state.
+        # The same after the statement: a match that raised while storing
+        # its captures may have stored some, and later statements show the
+        # module's globals.
         names = sorted({n for case in spec.cases for n in case.pattern.names})
-        if names:
-            lines.append("        " + " = ".join(names) + " = None")
-        lines += _indented(body, 8)
+        reset = [" = ".join(names) + " = None"] if names else []
+        lines += _indented(reset, 8) + _indented(body, 8)
         lines += ["    except Exception as e:", "        raised(e)"]
+        lines += _indented(reset, 4)
         return "\n".join(lines) + "\n"
     body = _match_lines(index, spec, "dt.dump_user(locals())")
     lines = [f"def {fname}(s):"]
@@ -1668,16 +1686,16 @@ def statement_variants(spec: MatchSpec) -> Iterable[MatchSpec]:
     cases = spec.cases
     for k in range(len(cases)):
         if len(cases) > 1:
-            yield MatchSpec(cases[:k] + cases[k + 1 :], spec.scope)
+            yield dataclasses.replace(spec, cases=cases[:k] + cases[k + 1 :])
     for k, case in enumerate(cases):
         if case.guard:
-            yield MatchSpec(
-                cases[:k] + [Case(case.pattern, False)] + cases[k + 1 :], spec.scope
+            yield dataclasses.replace(
+                spec, cases=cases[:k] + [Case(case.pattern, False)] + cases[k + 1 :]
             )
     for k, case in enumerate(cases):
         for p in pattern_variants(case.pattern):
-            yield MatchSpec(
-                cases[:k] + [Case(p, case.guard)] + cases[k + 1 :], spec.scope
+            yield dataclasses.replace(
+                spec, cases=cases[:k] + [Case(p, case.guard)] + cases[k + 1 :]
             )
 
 

@@ -440,6 +440,43 @@ prog(
 )
 
 prog(
+    "value-under-a-shared-key",
+    # ``type`` is looked up once per match, on the match line: missing keys,
+    # None values, non-mappings, a user mapping and a value whose __eq__
+    # answers everything must still pick CPython's case.
+    """
+    import dt
+    class Any:
+        def __eq__(self, other):
+            return True
+        __hash__ = None
+    def f(event):
+        match event:
+            case {"type": "click", "x": int(x)}:
+                return "click", x
+            case {"type": "key", "key": str(key)} if key:
+                return "key", key
+            case {"type": None}:
+                return "none"
+            case {"type": [*items]}:
+                return "items", items
+            case {"type": str(kind), **rest}:
+                return "kind", kind, sorted(rest)
+            case {"other": 1}:
+                return "other"
+            case _:
+                return "fallback"
+    for event in (
+        {"type": "click", "x": 1}, {"type": "click", "x": "1"}, {"type": "key", "key": ""},
+        {"type": "key", "key": "k"}, {"type": None}, {}, {"other": 1}, {"type": [1, 2]},
+        {"type": Any()}, {"type": "t", "a": 1}, [("type", "click")], "type", None,
+        dt.LogMap({"type": "click", "x": 3}), dt.LogMap({"other": 1}),
+    ):
+        print(f(event))
+    """,
+)
+
+prog(
     "shared-length-of-a-sequence-is-not-a-mapping-length",
     """
     class K:

@@ -22,6 +22,23 @@ def _lines(source: str) -> str:
     return "\n".join(line.strip() for line in body if line.strip())
 
 
+# Cases dispatching on a mapping's ``type``, after a first case given.
+KEYED_CASES = """\
+def f(event):
+    match event:
+        case {first}:
+            return x
+        case {{"type": "key", "key": str(key)}}:
+            return key
+        case {{"type": None}}:
+            return None
+        case {{"type": str(kind), **rest}}:
+            return kind, rest
+        case _:
+            return 'other'
+"""
+
+
 @pytest.mark.parametrize(
     ("source", "expected"),
     [
@@ -41,13 +58,13 @@ def _lines(source: str) -> str:
             """\
             state; event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else _spam.kind(event)
             if state == "a" and _spam_kind1 == 1 and len(event) == 1 and [(x := event[0])]:
-            del _spam_kind1; return x
+            return x
             elif state == "b" and _spam_kind1 == 1 and len(event) == 2 and [(x := event[0]), (y := event[1])]:
-            del _spam_kind1; return y
+            return y
             elif _spam_kind1 == 1 and [(rest := _spam.items(event, 0, 0))]:
-            del _spam_kind1; return rest
+            return rest
             elif [state]:
-            del _spam_kind1; return None""",
+            return None""",
             id="element-of-a-tuple-subject-kind-computed-once",
         ),
         pytest.param(
@@ -66,13 +83,13 @@ def _lines(source: str) -> str:
             """\
             v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
             if _spam_kind1 == 2 and v.get("a") == 1:
-            del _spam_kind1; return 1
+            return 1
             elif _spam_kind1 == 2 and v.get("b") == 2:
-            del _spam_kind1; return 2
+            return 2
             elif _spam_kind1 == 2 and v.get("c") == 3:
-            del _spam_kind1; return 3
+            return 3
             elif [v]:
-            del _spam_kind1; return 0""",
+            return 0""",
             id="local-subject-kind-computed-once-when-always-deleted",
         ),
         pytest.param(
@@ -137,11 +154,11 @@ def _lines(source: str) -> str:
             """\
             _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1
             if _spam_len2 == 2 and _spam_subject1[0] == "go" and [(d := _spam_subject1[1])]:
-            del _spam_subject1, _spam_len2; return d
+            return d
             elif ((_spam_len2 == 1 and _spam_subject1[0] == "look") or (_spam_len2 == 2 and _spam_subject1[0] == "look" and _spam_subject1[1] == "around")):
-            del _spam_subject1, _spam_len2; return 1
+            return 1
             elif [_spam_subject1]:
-            del _spam_subject1, _spam_len2; return 0""",
+            return 0""",
             id="shared-length-answers-the-kind-of-or-pattern-alternatives",
         ),
         pytest.param(
@@ -160,14 +177,47 @@ def _lines(source: str) -> str:
             """\
             _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
             if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
-            del _spam_subject1, _spam_len2, _spam_first3; return d
+            return d
             elif _spam_len2 == 1 and _spam_first3 in ("look", "l"):
-            del _spam_subject1, _spam_len2, _spam_first3; return 1
+            return 1
             elif _spam_len2 >= 1 and _spam_first3 == "take" and [(things := _spam.items(_spam_subject1, 1, 0))]:
-            del _spam_subject1, _spam_len2, _spam_first3; return things
+            return things
             elif _spam_len2 >= 1 and [(verb := _spam_first3)]:
-            del _spam_subject1, _spam_len2, _spam_first3; return verb""",
+            return verb""",
             id="first-item-read-once-when-the-cases-dispatch-on-it",
+        ),
+        pytest.param(
+            KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
+            """\
+            event; _spam_kind1 = 2 if type(event) is dict else _spam.kind(event); _spam_key2 = event.get("type", _spam.MISSING) if _spam_kind1 == 2 else None
+            if _spam_kind1 == 2 and _spam_key2 == "click" and isinstance(event.get("x"), int) and [(x := event.get("x"))]:
+            return x
+            elif _spam_kind1 == 2 and _spam_key2 == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
+            return key
+            elif _spam_kind1 == 2 and _spam_key2 is None:
+            return None
+            elif _spam_kind1 == 2 and isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type", )))]:
+            return kind, rest
+            elif [event]:
+            return 'other'""",
+            id="value-under-a-key-every-case-dispatches-on-looked-up-once",
+        ),
+        pytest.param(
+            # The first case never looks ``type`` up: nor does the match line.
+            KEYED_CASES.format(first="[x]"),
+            """\
+            event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else 2 if type(event) is dict else _spam.kind(event); _spam_len2 = len(event) if _spam_kind1 == 1 else -1
+            if _spam_len2 == 1 and [(x := event[0])]:
+            return x
+            elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
+            return key
+            elif _spam_kind1 == 2 and event.get("type", _spam.MISSING) is None:
+            return None
+            elif _spam_kind1 == 2 and isinstance(event.get("type"), str) and [(kind := event.get("type")), (rest := _spam.rest(event, ("type", )))]:
+            return kind, rest
+            elif [event]:
+            return 'other'""",
+            id="value-under-a-key-the-first-case-does-not-look-up-is-not-shared",
         ),
     ],
 )

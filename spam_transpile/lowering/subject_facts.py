@@ -17,6 +17,7 @@ some case always runs and every body can delete them (see
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable, Dict, Iterator, List, Sequence
 
@@ -37,6 +38,8 @@ SEQUENCE, MAPPING = 1, 2
 FIRST_ITEM_READS = 4
 # a temporary's name until it is known to be needed
 _PENDING = "<pending>"
+# a constant key as the lowering spells it: a string or number literal
+_KEY = r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|-?\d[\w.]*)"""
 
 
 class SubjectFacts:
@@ -55,12 +58,15 @@ class SubjectFacts:
         paths: Sequence[str] = (),
         least: int = 2,
         first_item: bool = False,
+        first_keys: bool = False,
     ) -> None:
         self.subject = subject
         #: path -> the temporary holding its kind
         self.kinds: Dict[str, str] = {}
         self.length = ""
         self.first = ""
+        #: constant key (as spelled) -> the temporary holding its value
+        self.keys: Dict[str, str] = {}
         self.statements: List[str] = []
         self.temps: List[str] = []
         self._names = names
@@ -104,31 +110,85 @@ class SubjectFacts:
                 f"{self.first} = {subject}[0] if {self.length} >= 1 else None"
             )
             self.temps.append(self.first)
+        # ``first_keys``: likewise for ``subject.get(``.
+        if first_keys and self.kinds.get(subject):
+            self._share_keys()
 
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
         if not (self.kinds or self.length):
             return pattern
         cond = self._cond(pattern.cond)
-        if not self.first:
+        if not (self.first or self.keys):
             return LoweredPattern(cond, pattern.bindings)
         bindings = tuple(
-            (name, _rewrite_value(value, self._use_first))
+            (name, _rewrite_value(value, self._use_shared))
             for name, value in pattern.bindings
         )
-        return LoweredPattern(_rewrite_cond(cond, self._use_first), bindings)
+        return LoweredPattern(_rewrite_cond(cond, self._use_shared), bindings)
+
+    def _use_shared(self, text: str) -> str:
+        if self.first:
+            text = self._first_read.sub(self.first, text)
+        if self.keys:
+            text = self._key_read.sub(self._key_temp, text)
+        return text
+
+    # -- values under constant keys -------------------------------------------
+
+    def _share_keys(self) -> None:
+        """Values under constant keys of a mapping subject that the first case
+        looks up (CPython's first case looks each of its keys up on every
+        mapping long enough) and the cases read often: ``match event:`` with
+        ``{"type": ...}`` in every case looks ``type`` up once. They are read
+        once the shared kind says mapping, with the sentinel for a missing
+        key; the lowering only reads a value without the sentinel where the
+        sub-pattern rejects None, and so rejects the sentinel too."""
+        missing = f"{self._helper}.MISSING"
+        self._key_read = re.compile(
+            rf"(?<![\w.]){re.escape(self.subject)}\.get\({_KEY}"
+            rf"(?:, {re.escape(missing)})?\)"
+        )
+        first = self._patterns[0].cond
+        parts = first.parts if isinstance(first, All) else (first,)
+        opening = parts[0] if parts else None
+        if not (isinstance(opening, Test) and _is_kind_test(opening, self.subject)):
+            return
+        if opening.fact != "mapping":
+            return
+        looked_up = {
+            m.group(1)
+            for part in parts
+            if isinstance(part, Test)
+            for m in self._key_read.finditer(part.expr)
+        }
+        counts: Dict[str, int] = {}
+        for text in self._texts():
+            for m in self._key_read.finditer(text):
+                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        kind = self.kinds[self.subject]
+        for key in sorted(looked_up, key=lambda k: -counts.get(k, 0)):
+            if counts.get(key, 0) < FIRST_ITEM_READS or not _constant(key):
+                continue
+            temp = self._names.temp("key")
+            self.keys[key] = temp
+            self.statements.append(
+                f"{temp} = {self.subject}.get({key}, {missing})"
+                f" if {kind} == {MAPPING} else None"
+            )
+            self.temps.append(temp)
+
+    def _key_temp(self, read: "re.Match[str]") -> str:
+        return self.keys.get(read.group(1), read.group(0))
+
+    def _texts(self) -> Iterator[str]:
+        for pattern in self._patterns:
+            for test in _tests(pattern.cond):
+                yield test.expr
+            for _, value in pattern.bindings:
+                yield render_value(value)
 
     def _first_reads(self) -> int:
-        count = 0
-        for pattern in self._patterns:
-            count += sum(
-                len(self._first_read.findall(t.expr)) for t in _tests(pattern.cond)
-            )
-            for _, value in pattern.bindings:
-                count += len(self._first_read.findall(render_value(value)))
-        return count
-
-    def _use_first(self, text: str) -> str:
-        return self._first_read.sub(self.first, text)
+        return sum(len(self._first_read.findall(text)) for text in self._texts())
 
     def _write_statements(self, unused: Sequence[str]) -> None:
         b = self._names.builtin
@@ -271,6 +331,14 @@ def _is_kind_test(cond: Cond, path: str) -> bool:
 
 def _kind_tests(cond: Cond, path: str) -> Iterator[Test]:
     return (t for t in _tests(cond) if t.kind == "kind" and t.path == path)
+
+
+def _constant(key: str) -> bool:
+    try:
+        value = ast.literal_eval(key)
+    except (ValueError, SyntaxError):
+        return False
+    return type(value) in (str, bytes, int, float)
 
 
 def _opens_with_length(first: Cond, subject: str) -> bool:

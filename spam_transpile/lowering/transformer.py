@@ -560,6 +560,8 @@ class MatchEmitter:
             # Module and class bodies pop each temporary in every test.
             first_item=self.scope.kind == FUNCTION
             and f"{self.subject}[0]" not in self.owner.source,
+            first_keys=self.scope.kind == FUNCTION
+            and f"{self.subject}.get(" not in self.owner.source,
         )
         for pattern in lowered:
             tests.append(self._pattern_test(self.facts.apply(pattern)))
