@@ -450,6 +450,11 @@ prog(
         def __eq__(self, other):
             return True
         __hash__ = None
+    class Accepting(type):
+        def __instancecheck__(cls, value):
+            return True
+    class Anything(metaclass=Accepting):
+        pass
     def f(event):
         match event:
             case {"type": "click", "x": int(x)}:
@@ -458,6 +463,8 @@ prog(
                 return "key", key
             case {"type": None}:
                 return "none"
+            case {"type": Anything()} if event.get("type") == "any":
+                return "anything"
             case {"type": [*items]}:
                 return "items", items
             case {"type": str(kind), **rest}:
@@ -470,7 +477,7 @@ prog(
         {"type": "click", "x": 1}, {"type": "click", "x": "1"}, {"type": "key", "key": ""},
         {"type": "key", "key": "k"}, {"type": None}, {}, {"other": 1}, {"type": [1, 2]},
         {"type": Any()}, {"type": "t", "a": 1}, [("type", "click")], "type", None,
-        dt.LogMap({"type": "click", "x": 3}), dt.LogMap({"other": 1}),
+        dt.LogMap({"type": "click", "x": 3}), dt.LogMap({"other": 1}), {"type": "any"},
     ):
         print(f(event))
     """,

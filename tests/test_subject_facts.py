@@ -189,14 +189,14 @@ def f(event):
         pytest.param(
             KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
             """\
-            event; _spam_kind1 = 2 if type(event) is dict else _spam.kind(event); _spam_key2 = event.get("type", _spam.MISSING) if _spam_kind1 == 2 else None
-            if _spam_kind1 == 2 and _spam_key2 == "click" and isinstance(event.get("x"), int) and [(x := event.get("x"))]:
+            event; _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING
+            if _spam_key2 == "click" and isinstance(event.get("x"), int) and [(x := event.get("x"))]:
             return x
-            elif _spam_kind1 == 2 and _spam_key2 == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
+            elif _spam_key2 == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
             return key
-            elif _spam_kind1 == 2 and _spam_key2 is None:
+            elif _spam_key2 is None:
             return None
-            elif _spam_kind1 == 2 and isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type", )))]:
+            elif isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type", )))]:
             return kind, rest
             elif [event]:
             return 'other'""",

@@ -32,6 +32,7 @@ from spam_transpile.lowering.ir import (
     Value,
 )
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.runtime import MATCH_SELF_TYPES
 
 SEQUENCE, MAPPING = 1, 2
 # the first item is worth a temporary from this many reads on
@@ -113,9 +114,11 @@ class SubjectFacts:
         # ``first_keys``: likewise for ``subject.get(``.
         if first_keys and self.kinds.get(subject):
             self._share_keys()
+            if self.keys and not self.length:
+                self._inline_unread_kind()
 
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
-        if not (self.kinds or self.length):
+        if not (self.kinds or self.length or self.keys):
             return pattern
         cond = self._cond(pattern.cond)
         if not (self.first or self.keys):
@@ -124,7 +127,10 @@ class SubjectFacts:
             (name, _rewrite_value(value, self._use_shared))
             for name, value in pattern.bindings
         )
-        return LoweredPattern(_rewrite_cond(cond, self._use_shared), bindings)
+        cond = _rewrite_cond(cond, self._use_shared)
+        if self.keys:
+            cond = self._without_implied_kind(cond)
+        return LoweredPattern(cond, bindings)
 
     def _use_shared(self, text: str) -> str:
         if self.first:
@@ -173,19 +179,72 @@ class SubjectFacts:
             self.keys[key] = temp
             self.statements.append(
                 f"{temp} = {self.subject}.get({key}, {missing})"
-                f" if {kind} == {MAPPING} else None"
+                f" if {kind} == {MAPPING} else {missing}"
             )
             self.temps.append(temp)
+
+    def _inline_unread_kind(self) -> None:
+        """When the shared values stand in for every mapping check, the kind
+        is read only to look them up: no temporary of its own."""
+        kind = self.kinds[self.subject]
+        read = re.compile(rf"\b{re.escape(kind)}\b")
+        for pattern in self._patterns:
+            if any(read.search(text) for text in _texts_of(self.apply(pattern))):
+                return
+        is_mapping = self._kind_expr(self.subject, MAPPING)
+        self.statements = [
+            statement.replace(f"if {kind} == {MAPPING} else", f"if {is_mapping} else")
+            for statement in self.statements
+            if not statement.startswith(f"{kind} = ")
+        ]
+        self.temps.remove(kind)
+        del self.kinds[self.subject]
+
+    def _without_implied_kind(self, cond: Cond) -> Cond:
+        """Drops the subject's mapping check where a test of a shared value
+        follows it that the sentinel fails (equality with a literal, ``in``
+        literals, ``is``, a builtin's isinstance()): for anything but a
+        mapping the value is the sentinel, so that test alone rejects it."""
+        if isinstance(cond, Test):
+            return cond
+        if isinstance(cond, AnyOf):
+            alternatives = tuple(
+                self._without_implied_kind(a) for a in cond.alternatives
+            )
+            return AnyOf(alternatives, cond.stores)
+        parts = [self._without_implied_kind(part) for part in cond.parts]
+        kept = [
+            part
+            for i, part in enumerate(parts)
+            if not (
+                isinstance(part, Test)
+                and _is_kind_test(part, self.subject)
+                and part.fact == "mapping"
+                and self._rejects_sentinel(parts[i + 1 : i + 2])
+            )
+        ]
+        return All(tuple(kept))
+
+    def _rejects_sentinel(self, following: Sequence[Cond]) -> bool:
+        if not following or not isinstance(following[0], Test):
+            return False
+        expr = following[0].expr
+        for temp in self.keys.values():
+            if expr.startswith((f"{temp} == ", f"{temp} in (", f"{temp} is ")):
+                return True
+            # a builtin's own isinstance() (the lowering spells a shadowed
+            # builtin otherwise); a foreign class could accept the sentinel
+            builtin = re.match(rf"isinstance\({re.escape(temp)}, (\w+)\)", expr)
+            if builtin and builtin.group(1) in MATCH_SELF_TYPES:
+                return True
+        return False
 
     def _key_temp(self, read: "re.Match[str]") -> str:
         return self.keys.get(read.group(1), read.group(0))
 
     def _texts(self) -> Iterator[str]:
         for pattern in self._patterns:
-            for test in _tests(pattern.cond):
-                yield test.expr
-            for _, value in pattern.bindings:
-                yield render_value(value)
+            yield from _texts_of(pattern)
 
     def _first_reads(self) -> int:
         return sum(len(self._first_read.findall(text)) for text in self._texts())
@@ -331,6 +390,13 @@ def _is_kind_test(cond: Cond, path: str) -> bool:
 
 def _kind_tests(cond: Cond, path: str) -> Iterator[Test]:
     return (t for t in _tests(cond) if t.kind == "kind" and t.path == path)
+
+
+def _texts_of(pattern: LoweredPattern) -> Iterator[str]:
+    for test in _tests(pattern.cond):
+        yield test.expr
+    for _, value in pattern.bindings:
+        yield render_value(value)
 
 
 def _constant(key: str) -> bool:
