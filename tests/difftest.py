@@ -217,7 +217,10 @@ class Hybrid(object):
         return len(self.items)
 
     def __getitem__(self, key):
-        if type(key) is int:
+        # An int within the items is an index; any other key (an int key of
+        # `data` too) is a key, so that copying it as a mapping (`**rest`:
+        # keys() and [], calls PEP 634 leaves unspecified) cannot raise.
+        if type(key) is int and -len(self.items) <= key < len(self.items):
             return self.items[key]
         return self.data[key]
 
@@ -901,6 +904,11 @@ KEYS = (
 VALUE_KEYS = (("V.S", 1), ("Color.RED", 10), ("V.ONE", 4))
 
 
+def _key_group(key: str) -> int:
+    """The group of keys equal to ``key``."""
+    return dict(KEYS + VALUE_KEYS)[key]
+
+
 @dataclasses.dataclass(frozen=True)
 class ClassSpec:
     name: str
@@ -1305,9 +1313,17 @@ class ProgramGen:
     def match_spec(self, max_cases: int = 4) -> MatchSpec:
         cases = []
         n = self.ch.integer(1, max_cases)
+        # Sometimes every case is a mapping pattern on one key first (``match
+        # event:`` dispatching on ``event["type"]``), whose value the
+        # lowering may look up once per statement.
+        dispatch = pick(self.ch, KEYS) if chance(self.ch, 20) else None
+        if dispatch is not None:
+            n = self.ch.integer(4, 6)
         for i in range(n):
             self._used = set()
             p = self.pattern(None, self.ch.integer(1, 3))
+            if dispatch is not None and not (i == n - 1 and chance(self.ch, 50)):
+                p = self._keyed(dispatch, p)
             guard = chance(self.ch, 25)
             if i < n - 1 and p.irrefutable and not guard:
                 p = _refutable(p)
@@ -1315,6 +1331,21 @@ class ProgramGen:
         scope = "function" if chance(self.ch, 55) else pick(self.ch, SCOPES)
         subject = "s" if chance(self.ch, 60) else pick(self.ch, ["call", "pair"])
         return MatchSpec(cases, scope, subject)
+
+    def _keyed(self, key: tuple[str, int], p: Pattern) -> Pattern:
+        """``{key: <sub-pattern>, ...}``, keeping ``p``'s items under other
+        keys when it is a mapping pattern itself."""
+        self._used = set()
+        value = self.pattern(None, self.ch.integer(0, 1))
+        others = p.items if isinstance(p, PMapping) else []
+        others = [(k, q) for k, q in others if _key_group(k) != key[1]]
+        names = set(value.names)
+        if any(names & set(q.names) for _, q in others):
+            others = []
+        rest = p.rest if isinstance(p, PMapping) and p.rest not in names else None
+        if rest and any(rest in q.names for _, q in others):
+            rest = None
+        return PMapping([(key[0], value)] + others, rest)
 
     # -- subjects ------------------------------------------------------------
 
