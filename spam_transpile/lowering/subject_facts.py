@@ -161,12 +161,16 @@ class SubjectFacts:
             return
         if opening.fact != "mapping":
             return
-        looked_up = {
-            m.group(1)
-            for part in parts
-            if isinstance(part, Test)
-            for m in self._key_read.finditer(part.expr)
-        }
+        # in the order the first case looks them up (a set's order would
+        # change with the hash seed, and the temporaries' names with it)
+        looked_up = list(
+            dict.fromkeys(
+                m.group(1)
+                for part in parts
+                if isinstance(part, Test)
+                for m in self._key_read.finditer(part.expr)
+            )
+        )
         counts: Dict[str, int] = {}
         for text in self._texts():
             for m in self._key_read.finditer(text):
