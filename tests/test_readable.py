@@ -109,6 +109,31 @@ def test_a_command_dispatch_reads_like_hand_written_code(tmp_path: Path) -> None
     assert lowered.stdout == native.stdout
 
 
+OR_PATTERN_WITH_GUARD = """\
+def f(v):
+    match v:
+        case [x] | {"k": x} if x:
+            return ("hit", x)
+        case _:
+            return "miss"
+
+
+print(f([0]), f({"k": 0}), f([1]), f({"k": 2}), f(5))
+"""
+
+
+def test_an_or_pattern_is_tested_whole_before_its_guard(tmp_path: Path) -> None:
+    # ``A or B and [stores] and guard`` would store and guard B only.
+    source = tmp_path / "native.py"
+    source.write_text(OR_PATTERN_WITH_GUARD, "utf-8")
+    out = tmp_path / "lowered.py"
+    out.write_text(transpile(OR_PATTERN_WITH_GUARD, layout="readable"), "utf-8")
+    native = _run(require_interpreter("3.10"), source, tmp_path)
+    lowered = _run(require_interpreter("3.9"), out, tmp_path)
+    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
+    assert lowered.stdout == native.stdout
+
+
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
 def test_older_targets_get_the_readable_layout_too(target: str, tmp_path: Path) -> None:
     path = ROOT / "fixtures" / "cases" / "nested_and_loops.py"
