@@ -7,13 +7,18 @@ Python 3.9: real statements, lines free to move.
   (``subject = command.split()``), as a person names it.
 - Each case is an ``if``/``elif`` on its condition; without a guard, its
   captures are plain assignments at the top of its body (``x = shape.x``,
-  ``first, *rest = shape``); with a guard they are stored inside the test,
-  before the guard, since a failed guard leaves them bound.
+  ``first, *rest = shape``, a few short ones as one ``x, y = ..., ...``);
+  with a guard they are stored inside the test, before the guard, since a
+  failed guard leaves them bound.
 - A last ``case _:`` becomes ``else:``, so an exhaustive match stays
   exhaustive for type checkers.
 - Sequence and mapping checks read ``isinstance(v, _spam.Sequence)``: the
   helper's classes decide as CPython's ``match`` does (not as the ABCs do),
   and a type checker narrows the subject for the reads that follow.
+- Cases that dispatch on a sequence's length share it, as a person
+  dispatching on ``line.split()`` does: ``size = len(subject) if
+  isinstance(subject, _spam.Sequence) else -1`` once, then ``size == 2 and
+  subject[0] == "go"`` (see :class:`SharedLength`).
 - The module's helper is a block after its imports, its source a plain
   string.
 
@@ -25,13 +30,34 @@ from __future__ import annotations
 
 import ast
 import difflib
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
 from spam_transpile.errors import TranspileError
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.ir import LoweredPattern, is_true
+from spam_transpile.lowering.ir import (
+    TRUE,
+    All,
+    AnyOf,
+    Choice,
+    Cond,
+    LoweredPattern,
+    Test,
+    Value,
+    all_of,
+    is_true,
+)
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
 from spam_transpile.lowering.runtime import helper_key, helper_source
@@ -40,6 +66,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from spam_transpile.lowering.transformer import MatchLowering
 
 LINE_LENGTH = 88
+# A case's captures share one assignment up to this width (``x, y =
+# shape.get("x"), shape.get("y")``), which fits on one line up to six
+# levels of indentation deep.
+TOGETHER = LINE_LENGTH - 6 * 4
 
 Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
 
@@ -92,6 +122,11 @@ class ReadableMatch:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, self.info) for case in cases
         ]
+        length = self._shared_length(lowered)
+        if length is not None:
+            out.append(_statement(length.statement))
+            self.owner.lowering.note_used(length.statement)
+            lowered = [length.apply(pattern) for pattern in lowered]
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case(cases[index], lowered[index], index, chain)
@@ -99,11 +134,35 @@ class ReadableMatch:
             chain = cst.If(test=Raw("True"), body=chain.body)
         assert chain is not None
         out.append(chain.with_changes(leading_lines=()))
-        if self.subject_var is not None and self.scope_kind != "function":
-            # Module and class bodies: the subject is no attribute of theirs.
-            out.append(_statement(f"del {self.subject_var}"))
+        added = [self.subject_var] if self.subject_var is not None else []
+        added += [length.name] if length is not None else []
+        if added and self.scope_kind != "function":
+            # Module and class bodies: these are no attributes of theirs.
+            out.append(_statement(f"del {', '.join(added)}"))
         out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
         return out
+
+    def _shared_length(
+        self, lowered: Sequence[LoweredPattern]
+    ) -> Optional["SharedLength"]:
+        if self.subject_var is None and self._annotated_function():
+            # A type checker reads ``shape[0]`` after ``size == 2`` with the
+            # declared type of ``shape``, not narrowed to a sequence.
+            return None
+        return SharedLength.of(
+            self.subject, lowered, lambda: self.owner.names.readable("size")
+        )
+
+    def _annotated_function(self) -> bool:
+        node = self.owner.scopes[-1].node
+        if not isinstance(node, cst.FunctionDef):
+            return False
+        params = node.params
+        every = [*params.posonly_params, *params.params, *params.kwonly_params]
+        every += [
+            p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)
+        ]
+        return node.returns is not None or any(p.annotation for p in every)
 
     def _assign_subject(self) -> cst.SimpleStatementLine:
         value = self.node.subject
@@ -148,7 +207,9 @@ class ReadableMatch:
             if pattern.bindings:
                 binder = self._binder()
                 parts.append(emit.store_text(pattern.bindings, binder, readable=True))
-            parts.append(f"({self.owner.code(guard).strip()})")
+            parts.append(_operand(guard, self.owner.code(guard).strip()))
+        if len(parts) > 1 and isinstance(pattern.cond, AnyOf):
+            parts[0] = f"({parts[0]})"  # ``or`` binds looser than the ``and`` after it
         return " and ".join(parts) if parts else "True"
 
     def _binder(self) -> emit.Binder:
@@ -168,13 +229,146 @@ class ReadableMatch:
         unpacked = _unpacking(case.pattern, self.subject)
         if unpacked is not None:
             return [_statement(unpacked)]
-        texts = [
-            f"{name} = {_unparenthesized(emit.render_value(value, readable=True))}"
-            for name, value in pattern.bindings
+        values = [
+            emit.render_value(value, readable=True) for _, value in pattern.bindings
         ]
-        for text in texts:
-            self.owner.lowering.note_used(text)
-        return [_statement(text) for text in texts]
+        for value in values:
+            self.owner.lowering.note_used(value)
+        names = [name for name, _ in pattern.bindings]
+        together = f"{', '.join(names)} = {', '.join(values)}"
+        if 1 < len(names) <= 3 and len(together) <= TOGETHER and " if " not in together:
+            return [_statement(together)]
+        return [
+            _statement(f"{name} = {_unparenthesized(value)}")
+            for name, value in zip(names, values)
+        ]
+
+
+class SharedLength:
+    """The subject's length, computed once for cases that dispatch on it.
+
+    Only when the first case opens with a sequence pattern on the subject:
+    CPython takes the length there for any sequence, so computing it before
+    the first case calls ``len()`` exactly when CPython does (PEP 634 lets
+    later cases reuse it). It is -1 for anything but a sequence, so
+    ``size == 2`` also says "a sequence" and the case's own
+    ``isinstance(subject, _spam.Sequence)`` goes. A mapping pattern's
+    ``len(subject) >= n`` keeps calling ``len()``.
+    """
+
+    def __init__(self, subject: str, name: str, check: Test, length: Test) -> None:
+        self.subject = subject
+        self.name = name
+        taken = length.expr.rsplit(" ", 2)[0]  # ``len(subject)``, as spelled
+        self.statement = f"{name} = {taken} if {check.readable or check.expr} else -1"
+
+    @classmethod
+    def of(
+        cls,
+        subject: str,
+        patterns: Sequence[LoweredPattern],
+        new_name: Callable[[], str],
+    ) -> Optional["SharedLength"]:
+        if not patterns:
+            return None
+        first = patterns[0].cond
+        opening = first.parts[:2] if isinstance(first, All) else ()
+        checks = [t for p in patterns for t in _tests(p.cond)]
+        if (
+            len(opening) < 2
+            or not _is_sequence_check(opening[0], subject)
+            or not _is_length(opening[1], subject)
+            or sum(_is_sequence_check(t, subject) for t in checks) < 2
+        ):
+            return None
+        check, length = opening
+        assert isinstance(check, Test) and isinstance(length, Test)
+        return cls(subject, new_name(), check, length)
+
+    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
+        # Once the pattern matched, a value chosen by testing its
+        # alternatives again reads the length of a sequence.
+        matched = _opens_with_sequence_check(pattern.cond, self.subject)
+        bindings = tuple(
+            (name, self._value(value, matched)) for name, value in pattern.bindings
+        )
+        return LoweredPattern(self._cond(pattern.cond, False), bindings)
+
+    def _value(self, value: Value, in_sequence: bool) -> Value:
+        if isinstance(value, str):
+            return value
+        options = value.options
+        return Choice(
+            tuple(
+                (self._cond(cond, in_sequence), self._value(option, in_sequence))
+                for cond, option in options
+            )
+        )
+
+    def _cond(self, cond: Cond, in_sequence: bool) -> Cond:
+        if isinstance(cond, Test):
+            if in_sequence and _is_length(cond, self.subject):
+                assert isinstance(cond.fact, tuple)
+                op, n = cond.fact
+                return Test(f"{self.name} {op} {n}", "len", cond.path, cond.fact)
+            return cond
+        if isinstance(cond, AnyOf):
+            alternatives = tuple(self._cond(a, in_sequence) for a in cond.alternatives)
+            return AnyOf(alternatives, cond.stores)
+        kept: List[Cond] = []
+        for part, following in zip(cond.parts, [*cond.parts[1:], TRUE]):
+            if (
+                isinstance(part, Test)
+                and part.kind == "kind"
+                and part.path == self.subject
+            ):
+                in_sequence = part.fact == "sequence"
+                if in_sequence and self._opens_with_length(following):
+                    continue  # the shared length is -1 for anything else
+            kept.append(self._cond(part, in_sequence))
+        return all_of(*kept) if kept else TRUE
+
+    def _opens_with_length(self, cond: Cond) -> bool:
+        if isinstance(cond, AnyOf):
+            return all(self._opens_with_length(a) for a in cond.alternatives)
+        if isinstance(cond, All):
+            return bool(cond.parts) and self._opens_with_length(cond.parts[0])
+        return _is_length(cond, self.subject)
+
+
+def _tests(cond: Cond) -> Iterator[Test]:
+    if isinstance(cond, Test):
+        yield cond
+    else:
+        for part in cond.parts if isinstance(cond, All) else cond.alternatives:
+            yield from _tests(part)
+
+
+def _is_sequence_check(cond: Cond, subject: str) -> bool:
+    return (
+        isinstance(cond, Test)
+        and cond.kind == "kind"
+        and cond.path == subject
+        and cond.fact == "sequence"
+    )
+
+
+def _opens_with_sequence_check(cond: Cond, subject: str) -> bool:
+    first = cond.parts[0] if isinstance(cond, All) and cond.parts else cond
+    return _is_sequence_check(first, subject)
+
+
+def _is_length(cond: Cond, subject: str) -> bool:
+    return isinstance(cond, Test) and cond.kind == "len" and cond.path == subject
+
+
+def _operand(guard: cst.BaseExpression, text: str) -> str:
+    """The guard as an operand of ``and``: in parentheses unless it binds
+    tighter than ``and`` anyway."""
+    loose = isinstance(guard, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
+        isinstance(guard, cst.BooleanOperation) and isinstance(guard.operator, cst.Or)
+    )
+    return f"({text})" if loose and not guard.lpar else text
 
 
 def _unparenthesized(text: str) -> str:
@@ -253,8 +447,9 @@ def place_readable_helper(
 
 
 def _block_string(text: str) -> str:
+    # The helper ends with ``MISSING = object()``: the closing quotes follow it.
     assert '"""' not in text and "\\" not in text
-    return '"""\\\n' + text + '"""'
+    return '"""\\\n' + text.rstrip("\n") + '"""'
 
 
 def _is_import(statement: cst.BaseStatement) -> bool:

@@ -29,6 +29,8 @@ The output still needs nothing installed at run time. The parts:
   before 3.10: the emulation takes each registration as made before any
   subclass of the registered class was created, and a class registered
   with both kinds as a mapping (README, "Known limits").
+- ``Sequence``, ``Mapping``: what the readable layout tests with
+  ``isinstance(v, _spam.Sequence)``; they answer as ``kind`` does.
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
@@ -43,7 +45,7 @@ The output still needs nothing installed at run time. The parts:
 - ``fresh(key, earlier)``: True, or the ValueError CPython raises when a
   value-pattern key repeats an earlier key of the same mapping pattern.
 - ``MISSING``: the sentinel of ``getattr(v, name, MISSING)`` and
-  ``v.get(key, MISSING)``.
+  ``v.get(key, MISSING)``. It comes last: once it is there, so is the rest.
 """
 
 from __future__ import annotations
@@ -67,28 +69,41 @@ MATCH_SELF_TYPES = (
     "tuple",
 )
 
-_KIND = """\
-import _collections_abc as A, abc as B, array, collections as C; _K = {}; _S = [None]
-_T = {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1, array.array: 1,
-      dict: 2, type(type.__dict__): 2, A.Sequence: 1, A.Mapping: 2}
+# ``_k(t)``: the kind of type ``t``, as CPython 3.10+ keeps it in the type's
+# flags (bits 5 and 6). Before 3.10 it is worked out as the module docstring
+# says, cached per type until ``abc.get_cache_token()`` changes; the
+# registrations are then read again from every ABC's registry, visiting
+# each class once (below its first base).
+_KINDS = """\
+import _collections_abc as A, abc as B, array, collections as C; _K, _S = {}, [None]
+_R, _T = C.defaultdict(set), {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1,
+    array.array: 1, dict: 2, type(vars(type)): 2, A.Sequence: 1, A.Mapping: 2}
 def _k(t):
-    if t not in _K:
-        f = t.__dict__.get("__abc_tpflags__") if isinstance(t, B.ABCMeta) else 0
-        r = t.__flags__ & 512 and max(map(_k, _S[1].get(t, ())), default=0)
-        _K[t] = _T.get(t) or r or type(f) is int and f >> 5 & 3 or next(
-            (k for k in map(_k, t.__mro__[1:]) if k), 0)
-    return _K[t]
-def _kind(v):
     if _S[0] != B.get_cache_token():
-        _K.clear(); _S[:] = [B.get_cache_token(), {}]; seen = set(); todo = [object]
-        while todo:
-            a = todo.pop(); todo += [c for c in type.__subclasses__(a) if c not in seen]
-            try: r = [w() for w in B._get_dump(a)[0]]
-            except Exception: r = getattr(a, "_abc_registry", ())
-            seen.update(todo); [_S[1].setdefault(c, []).append(a) for c in r]
-    t = type(v); return _K[t] if t in _K else _k(t)
-kind = (lambda v: type(v).__flags__ >> 5 & 3) if list.__flags__ & 32 else _kind
-class _Kind(type): __instancecheck__ = lambda cls, v: kind(v) == cls.k
+        _K.clear(); _R.clear(); _S[0] = B.get_cache_token(); todo = [object]
+        for a in todo:
+            todo += [c for c in type.__subclasses__(a) if c.__bases__[0] is a]
+            try: [_R[w()].add(a) for w in B._get_dump(a)[0]]
+            except Exception: [_R[c].add(a) for c in getattr(a, "_abc_registry", ())]
+    if t in _K: return _K[t]
+    f = t.__dict__.get("__abc_tpflags__") if isinstance(t, B.ABCMeta) else 0
+    r = t.__flags__ & 512 and max(map(_k, _R.get(t, ())), default=0)
+    return _K.setdefault(t, _T.get(t) or r or type(f) is int and f >> 5 & 3 or next(
+        (k for k in map(_k, t.__mro__[1:]) if k), 0))
+if list.__flags__ & 32: _k = lambda t: t.__flags__ >> 5 & 3
+"""
+
+# ``kind(v)`` for the keep-lines layout: a cached type answers without
+# another call.
+_KIND = """\
+def kind(v):
+    t = type(v); return _K[t] if t in _K and _S[0] == B.get_cache_token() else _k(t)
+if list.__flags__ & 32: kind = lambda v: type(v).__flags__ >> 5 & 3
+"""
+
+# ``isinstance(v, Sequence)`` for the readable layout.
+_SEQUENCE = """\
+class _Kind(type): __instancecheck__ = lambda cls, v: _k(type(v)) == cls.k
 Sequence, Mapping = _Kind("Sequence", (), {"k": 1}), _Kind("Mapping", (), {"k": 2})
 """
 
@@ -114,7 +129,8 @@ def _d(c):
     return MISSING
 def _a(c):
     old = not list.__flags__ & 32 and "__match_args__" not in c.__dict__
-    if old and (hasattr(c, "__dataclass_fields__") or hasattr(c, "_fields")): return _d(c)
+    if old and (hasattr(c, "__dataclass_fields__") or hasattr(c, "_fields")):
+        return _d(c)
     return getattr(c, "__match_args__", MISSING)
 def _e(c, n, given):
     m = "%s() accepts %d positional sub-pattern%s (%d given)"
@@ -167,14 +183,18 @@ def fresh(k, earlier):
 
 #: part name -> (parts it needs, source); in the order they are emitted
 PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
-    "MISSING": ((), "MISSING = object()\n"),
-    "kind": ((), _KIND),
+    "_k": ((), _KINDS),
+    "kind": (("_k",), _KIND),
+    "Sequence": (("_k",), _SEQUENCE),
+    "Mapping": (("Sequence",), ""),  # defined with Sequence
     "cls": ((), _CLS),
     "attrs": (("MISSING",), _ATTRS),
     "items": ((), _ITEMS),
     "back": ((), _BACK),
     "rest": ((), _REST),
     "fresh": ((), _FRESH),
+    # Last: once it is there, the whole helper is.
+    "MISSING": ((), "MISSING = object()\n"),
 }
 
 _PIECE = 250
