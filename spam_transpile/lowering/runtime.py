@@ -214,8 +214,6 @@ def helper_source(used: Iterable[str]) -> str:
     for part in used:
         if part in PARTS:
             want(part)
-        elif part in ("Sequence", "Mapping"):
-            want("kind")
     return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
 
 
