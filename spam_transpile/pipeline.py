@@ -16,6 +16,7 @@ is too deep.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import threading
 from typing import Callable, List, Optional, Tuple, TypeVar
@@ -277,30 +278,102 @@ def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
 
     _raise_limit()
     try:
-        with _limit_lock:  # stack_size() is process-wide: set, start, reset
-            previous = threading.stack_size(_STACK_BYTES)
-            try:
-                worker = threading.Thread(target=run, name="spam-transpile")
-                worker.start()
-            except (RuntimeError, MemoryError):
-                # No room for such a stack (a ulimit -v, say): run here, with
-                # this thread's stack and limit.
-                worker = None
-            finally:
-                threading.stack_size(previous)
-        if worker is None:
+        if not _on_worker(run):
+            # No room for such a stack (a ulimit -v, say): run here, with
+            # this thread's stack and limit.
             _restore_limit()  # this stack is not sized for the raised limit
             try:
                 run()
             finally:
                 _raise_limit()
-        else:
-            worker.join()
     finally:
         _restore_limit()
     if errors:
         raise errors[0]
     return results[0]
+
+
+class _Worker:
+    """A thread with a large stack that runs one job at a time and then
+    waits for the next.
+
+    Workers are kept for the next call, not started per call: a fresh
+    thread costs more than the work on a small file (starting it, then
+    faulting in the stack pages and warming the allocator as LibCST's
+    parser runs, which made the parse a third slower than on a warm thread).
+    They are daemons: an idle worker must not keep the process alive.
+    """
+
+    def __init__(self) -> None:
+        self._wake = threading.Lock()
+        self._wake.acquire()
+        self._job: Optional[Tuple[Callable[[], None], threading.Lock]] = None
+        self.thread = threading.Thread(
+            target=self._serve, name="spam-transpile", daemon=True
+        )
+
+    def give(self, job: Callable[[], None], done: threading.Lock) -> None:
+        """Run ``job`` (which raises nothing), then release ``done``."""
+        self._job = (job, done)
+        self._wake.release()
+
+    def _serve(self) -> None:
+        while True:
+            self._wake.acquire()
+            assert self._job is not None
+            (job, done), self._job = self._job, None
+            try:
+                job()
+            finally:
+                # Idle again before the caller goes on, so that its next
+                # call finds this worker instead of starting another.
+                with _pool_lock:
+                    _idle.append(self)
+                done.release()
+
+
+_pool_lock = threading.Lock()
+_idle: List[_Worker] = []
+
+
+def _on_worker(job: Callable[[], None]) -> bool:
+    """Run ``job`` on an idle worker, or a new one; False if none can start."""
+    with _pool_lock:
+        worker = _idle.pop() if _idle else None
+    if worker is None:
+        worker = _started_worker()
+        if worker is None:
+            return False
+    done = threading.Lock()
+    done.acquire()
+    worker.give(job, done)
+    done.acquire()  # released by the worker once the job has run
+    return True
+
+
+def _started_worker() -> Optional[_Worker]:
+    with _limit_lock:  # stack_size() is process-wide: set, start, reset
+        previous = threading.stack_size(_STACK_BYTES)
+        try:
+            worker = _Worker()
+            worker.thread.start()
+        except (RuntimeError, MemoryError):
+            return None
+        finally:
+            threading.stack_size(previous)
+    return worker
+
+
+def _forget_workers() -> None:
+    # A forked child (a process pool's worker) has none of the parent's
+    # threads: its idle list would hand jobs to threads that do not exist.
+    global _pool_lock, _idle
+    _pool_lock = threading.Lock()
+    _idle = []
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 def _raise_limit() -> None:

@@ -4,7 +4,10 @@ parses, and nodes the lowering enters."""
 from __future__ import annotations
 
 import ast
+import os
+import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Iterator, List, Tuple
 
@@ -207,3 +210,50 @@ def test_the_shared_walk_of_the_standard_tree_is_ast_walk() -> None:
         expected = list(ast.walk(tree))
         assert len(walked) == len(expected), name
         assert all(a is b for a, b in zip(walked, expected)), name
+
+
+_SMALL_MATCH = "def f(x):\n    match x:\n        case [a]:\n            return a\n"
+
+
+def test_transpiles_reuse_the_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    transpile(_SMALL_MATCH)  # a worker exists from now on
+    started = []
+    original = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self.name)
+        original(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counting)
+    for _ in range(3):
+        transpile(_SMALL_MATCH)
+    assert started == []
+
+
+def test_concurrent_transpiles_each_get_a_worker() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = transpile(_SMALL_MATCH)
+    with ThreadPoolExecutor(4) as pool:
+        outputs = list(pool.map(lambda _: transpile(_SMALL_MATCH), range(16)))
+    assert outputs == [expected] * 16
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_worker() -> None:
+    # The parent's idle worker is a thread the child does not have: handing
+    # it a job would wait forever.
+    expected = transpile(_SMALL_MATCH)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads
+        pid = os.fork()
+    if pid == 0:  # the child: never back into pytest
+        signal.alarm(60)
+        try:
+            os._exit(0 if transpile(_SMALL_MATCH) == expected else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
