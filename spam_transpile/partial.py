@@ -205,7 +205,7 @@ def real_statement(
     if partial is None or number is None:
         raise NotParsed(statement)
     real = partial.real(number, module.default_indent)
-    return real.with_changes(leading_lines=statement.leading_lines)
+    return real.with_changes(leading_lines=getattr(statement, "leading_lines", ()))
 
 
 def partial_source(
