@@ -7,15 +7,19 @@ Before LibCST sees a file, CPython (3.10+) judges it whole, so that every
 error CPython's compiler would report is reported, and patterns nested so
 deeply that LibCST's parser would take ages are refused. LibCST then parses
 the file's normalised layout (spam_transpile.layout) and the result is put
-back in the user's layout. Parsing and lowering run in a thread with a
-large stack: their recursion follows the file's structure (an ``elif`` per
-case, a node per operator), and CPython's limits, not ours, must decide what
-is too deep.
+back in the user's layout. In the keep-lines layout LibCST is given only the
+top-level statements the lowering needs (spam_transpile.partial); whatever
+goes wrong there, the whole file is parsed and lowered instead, so that
+errors are those of the whole file. Parsing and lowering run in a thread
+with a large stack: their recursion follows the file's structure (an
+``elif`` per case, a node per operator), and CPython's limits, not ours,
+must decide what is too deep.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import threading
 from typing import Callable, List, Optional, Tuple, TypeVar
@@ -38,10 +42,11 @@ from spam_transpile.lowering.names import (
 )
 from spam_transpile.lowering.positions import match_lines
 from spam_transpile.lowering.scopes import functions_in_order
-from spam_transpile.lowering.facts import module_facts
+from spam_transpile.lowering.facts import ModuleFacts, module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.parse import (
+    CPythonView,
     Unparsable,
     check_compiles,
     check_encodable,
@@ -51,6 +56,7 @@ from spam_transpile.parse import (
     may_contain_match,
     parse_source,
 )
+from spam_transpile.partial import lowering_of, partial_source
 from spam_transpile.settings import parse_target
 
 # The stack and recursion limit of the worker thread: room for a recursion
@@ -121,42 +127,22 @@ def transpile_with_warnings(
     judged = bool(matches)
     deferred = check_compiles(text, filename) if judged else None
     check_pattern_nesting(source, filename, matches, lines.lines)
-    try:
-        module = _deep(parse_source, lines.text, filename, source)
-    except Unparsable:
-        return source, warnings
-    except TranspileError as error:
-        raise _original_columns(error, lines) from None
-    if view.error is not None:
-        if not cst_has_match_statement(module):
-            return source, warnings
-        raise _first_error(module, view.error, lines, filename)
-    if not may_contain_match(source):
-        return source, warnings
-    tree = view.tree if view.available else standard_ast(lines.text)
-    try:
+    lowered = None
+    if view.tree is not None and style == "keep-lines" and version >= (3, 8):
+        # Before 3.8 the lowering searches every expression for ``:=``.
         lowered = _deep(
-            _lower_module,
-            module,
+            _lower_partially,
             lines.text,
             filename,
             version,
-            tree,
-            style,
-            match_lines(matches),
-            view.nodes() if tree is view.tree and tree is not None else None,
+            view.tree,
+            view.matches(),
+            view.nodes(),
         )
-    except TranspileError as error:
-        raise _original_columns(error, lines) from None
-    except RecursionError:
-        raise TranspileError(
-            "too deeply nested to transpile", filename=filename
-        ) from None
-    except Exception as exc:  # a bug of ours; never a raw traceback for users
-        raise TranspileError(
-            f"internal error ({type(exc).__name__}: {exc}); please report this",
-            filename=filename,
-        ) from exc
+    if lowered is None:
+        lowered = _lower_whole_file(source, lines, view, filename, version, style)
+        if lowered is None:
+            return source, warnings
     if deferred is not None:
         raise deferred  # CPython's compiler refuses it; the rules missed it
     output, found = lowered
@@ -179,6 +165,93 @@ def transpile_with_warnings(
     return output, warnings
 
 
+def _lower_whole_file(
+    source: str,
+    lines: Layout,
+    view: CPythonView,
+    filename: str,
+    version: Tuple[int, int],
+    style: str,
+) -> Optional[Tuple[str, List[TranspileWarning]]]:
+    """LibCST parses the whole file, and the lowering runs on it; None when
+    the file is to be returned as it is (nothing LibCST can lower in it)."""
+    try:
+        module = _deep(parse_source, lines.text, filename, source)
+    except Unparsable:
+        return None
+    except TranspileError as error:
+        raise _original_columns(error, lines) from None
+    if view.error is not None:
+        if not cst_has_match_statement(module):
+            return None
+        raise _first_error(module, view.error, lines, filename)
+    if not may_contain_match(source):
+        return None
+    tree = view.tree if view.available else standard_ast(lines.text)
+    matches = view.matches() if view.tree is not None else None
+    try:
+        return _deep(
+            _lower_module,
+            module,
+            lines.text,
+            filename,
+            version,
+            tree,
+            style,
+            match_lines(matches),
+            view.nodes() if tree is view.tree and tree is not None else None,
+        )
+    except TranspileError as error:
+        raise _original_columns(error, lines) from None
+    except RecursionError:
+        raise TranspileError(
+            "too deeply nested to transpile", filename=filename
+        ) from None
+    except Exception as exc:  # a bug of ours; never a raw traceback for users
+        raise TranspileError(
+            f"internal error ({type(exc).__name__}: {exc}); please report this",
+            filename=filename,
+        ) from exc
+
+
+def _lower_partially(
+    text: str,
+    filename: str,
+    version: Tuple[int, int],
+    tree: ast.Module,
+    matches: List[ast.Match],
+    nodes: List[ast.AST],
+) -> Optional[Tuple[str, List[TranspileWarning]]]:
+    """The keep-lines lowering of ``text`` with LibCST given only the
+    statements it needs (spam_transpile.partial), or None to run on the
+    whole file instead: whenever anything goes wrong, that run decides what
+    to report, so errors stay those of the whole file."""
+    facts = module_facts(tree, nodes)
+    partial = partial_source(text, tree, nodes, facts)
+    if partial is None:
+        return None
+    try:
+        module = cst.parse_module(partial.text)
+        with lowering_of(partial):
+            output, warnings = _lower_module(
+                module,
+                text,
+                filename,
+                version,
+                tree,
+                "keep-lines",
+                match_lines(matches),
+                nodes,
+                facts=partial.facts,
+            )
+    except Exception:  # NotParsed, an error to report, a refusal of LibCST's
+        return None
+    if output is text:
+        return output, warnings
+    spliced = partial.splice(output)
+    return None if spliced is None else (spliced, warnings)
+
+
 def _without_bom(source: str) -> str:
     # CPython drops a UTF-8 byte order mark when it reads a file; compile()
     # given a str would call it an invalid character.
@@ -194,8 +267,10 @@ def _lower_module(
     style: str = "keep-lines",
     lines_of_matches: Optional[List[int]] = None,
     nodes: Optional[List[ast.AST]] = None,
+    facts: Optional[ModuleFacts] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
-    """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once."""
+    """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once;
+    ``facts``: the module's facts, when the caller has them at hand."""
     names = Names(identifiers_in(source), bound_names(module, tree, nodes))
     transformer = MatchLowering(
         module,
@@ -204,7 +279,8 @@ def _lower_module(
         source,
         target,
         functions_in_order(tree, nodes),
-        module_facts(tree),  # the lowering's facts: keep this argument
+        # the lowering's facts: keep this argument
+        facts if facts is not None else module_facts(tree, nodes),
         style,  # the output layout
         lines_of_matches,
     )
@@ -277,30 +353,102 @@ def _deep(function: Callable[..., T], *args: object, **kwargs: object) -> T:
 
     _raise_limit()
     try:
-        with _limit_lock:  # stack_size() is process-wide: set, start, reset
-            previous = threading.stack_size(_STACK_BYTES)
-            try:
-                worker = threading.Thread(target=run, name="spam-transpile")
-                worker.start()
-            except (RuntimeError, MemoryError):
-                # No room for such a stack (a ulimit -v, say): run here, with
-                # this thread's stack and limit.
-                worker = None
-            finally:
-                threading.stack_size(previous)
-        if worker is None:
+        if not _on_worker(run):
+            # No room for such a stack (a ulimit -v, say): run here, with
+            # this thread's stack and limit.
             _restore_limit()  # this stack is not sized for the raised limit
             try:
                 run()
             finally:
                 _raise_limit()
-        else:
-            worker.join()
     finally:
         _restore_limit()
     if errors:
         raise errors[0]
     return results[0]
+
+
+class _Worker:
+    """A thread with a large stack that runs one job at a time and then
+    waits for the next.
+
+    Workers are kept for the next call, not started per call: a fresh
+    thread costs more than the work on a small file (starting it, then
+    faulting in the stack pages and warming the allocator as LibCST's
+    parser runs, which made the parse a third slower than on a warm thread).
+    They are daemons: an idle worker must not keep the process alive.
+    """
+
+    def __init__(self) -> None:
+        self._wake = threading.Lock()
+        self._wake.acquire()
+        self._job: Optional[Tuple[Callable[[], None], threading.Lock]] = None
+        self.thread = threading.Thread(
+            target=self._serve, name="spam-transpile", daemon=True
+        )
+
+    def give(self, job: Callable[[], None], done: threading.Lock) -> None:
+        """Run ``job`` (which raises nothing), then release ``done``."""
+        self._job = (job, done)
+        self._wake.release()
+
+    def _serve(self) -> None:
+        while True:
+            self._wake.acquire()
+            assert self._job is not None
+            (job, done), self._job = self._job, None
+            try:
+                job()
+            finally:
+                # Idle again before the caller goes on, so that its next
+                # call finds this worker instead of starting another.
+                with _pool_lock:
+                    _idle.append(self)
+                done.release()
+
+
+_pool_lock = threading.Lock()
+_idle: List[_Worker] = []
+
+
+def _on_worker(job: Callable[[], None]) -> bool:
+    """Run ``job`` on an idle worker, or a new one; False if none can start."""
+    with _pool_lock:
+        worker = _idle.pop() if _idle else None
+    if worker is None:
+        worker = _started_worker()
+        if worker is None:
+            return False
+    done = threading.Lock()
+    done.acquire()
+    worker.give(job, done)
+    done.acquire()  # released by the worker once the job has run
+    return True
+
+
+def _started_worker() -> Optional[_Worker]:
+    with _limit_lock:  # stack_size() is process-wide: set, start, reset
+        previous = threading.stack_size(_STACK_BYTES)
+        try:
+            worker = _Worker()
+            worker.thread.start()
+        except (RuntimeError, MemoryError):
+            return None
+        finally:
+            threading.stack_size(previous)
+    return worker
+
+
+def _forget_workers() -> None:
+    # A forked child (a process pool's worker) has none of the parent's
+    # threads: its idle list would hand jobs to threads that do not exist.
+    global _pool_lock, _idle
+    _pool_lock = threading.Lock()
+    _idle = []
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 def _raise_limit() -> None:

@@ -4,7 +4,10 @@ parses, and nodes the lowering enters."""
 from __future__ import annotations
 
 import ast
+import os
+import signal
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Iterator, List, Tuple
 
@@ -207,3 +210,162 @@ def test_the_shared_walk_of_the_standard_tree_is_ast_walk() -> None:
         expected = list(ast.walk(tree))
         assert len(walked) == len(expected), name
         assert all(a is b for a, b in zip(walked, expected)), name
+
+
+_SMALL_MATCH = "def f(x):\n    match x:\n        case [a]:\n            return a\n"
+
+
+def test_transpiles_reuse_the_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    transpile(_SMALL_MATCH)  # a worker exists from now on
+    started = []
+    original = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self.name)
+        original(self)
+
+    monkeypatch.setattr(threading.Thread, "start", counting)
+    for _ in range(3):
+        transpile(_SMALL_MATCH)
+    assert started == []
+
+
+def test_concurrent_transpiles_each_get_a_worker() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    expected = transpile(_SMALL_MATCH)
+    with ThreadPoolExecutor(4) as pool:
+        outputs = list(pool.map(lambda _: transpile(_SMALL_MATCH), range(16)))
+    assert outputs == [expected] * 16
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_starts_its_own_worker() -> None:
+    # The parent's idle worker is a thread the child does not have: handing
+    # it a job would wait forever.
+    expected = transpile(_SMALL_MATCH)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # fork with threads
+        pid = os.fork()
+    if pid == 0:  # the child: never back into pytest
+        signal.alarm(60)
+        try:
+            os._exit(0 if transpile(_SMALL_MATCH) == expected else 1)
+        finally:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+# -- LibCST given only the statements the lowering needs (spam_transpile.partial)
+
+
+def _whole_file_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "_lower_partially", lambda *args: None)
+
+
+def _partial_runs(monkeypatch: pytest.MonkeyPatch) -> List[bool]:
+    """Record, per transpile, whether the partial parse did the work."""
+    done: List[bool] = []
+    original = pipeline._lower_partially
+
+    def recording(*args: object) -> object:
+        result = original(*args)
+        done.append(result is not None)
+        return result
+
+    monkeypatch.setattr(pipeline, "_lower_partially", recording)
+    return done
+
+
+_MATCH_DEF = "def f(x):\n    match x:\n        case [a, *rest]:\n            return a\n"
+
+
+@needs_310
+def test_statements_without_match_are_not_parsed_by_libcst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    filler = "".join(f"    y{i} = [y, {{'a': (y, {i})}}]\n" for i in range(10))
+
+    def source(count: int) -> str:
+        defs = "".join(f"\n\ndef g{i}(y):\n{filler}" for i in range(count))
+        return f'"""Doc."""\n\nimport os\n\n\n{_MATCH_DEF}{defs}'
+
+    def growth() -> int:
+        """Nodes built per 10 more statements without a match statement."""
+        small = _nodes_built(monkeypatch, source(10), "3.9")
+        return _nodes_built(monkeypatch, source(20), "3.9") - small
+
+    partial = growth()
+    with monkeypatch.context() as patch:
+        _whole_file_only(patch)
+        whole = growth()
+    # each a stand-in of a few nodes over its lines, not its hundreds of nodes
+    assert whole > 10 * 300 and partial < 10 * 30, (whole, partial)
+
+
+PARTIAL_SOURCES = {
+    # the helper needs more lines than the head has before the stand-ins
+    "helper-reaches-stand-ins": "import os\nX = 1\ndef g():\n    return 1\n"
+    "Y = 2\nclass C:\n    a = 1\n" + _MATCH_DEF,
+    "no-room-at-all": "def g():\n    return 1\ndef h():\n    pass\n" + _MATCH_DEF,
+    "room-after-code": "import os\nprint(os)\n\n\n" + _MATCH_DEF,
+    # LibCST gives the blank line before an indented comment to the block
+    "comment-after-block": "import os\ndef g():\n    return 1\n\n    # c\n\n"
+    "X = 1\n" + _MATCH_DEF,
+    "decorated": "import functools\n@functools.cache\n\n# c\ndef g():\n"
+    "    return 1\n" + _MATCH_DEF,
+    # the first indented block sets LibCST's default indentation
+    "two-space-first": "def g():\n  if g:\n    return 1\n" + _MATCH_DEF,
+    "tab-first": "class C:\n\tx = 1\n" + _MATCH_DEF,
+    "one-liner-first": "class C: pass\nif C: pass\n" + _MATCH_DEF,
+    "semicolons": "import os; X = 1\nY = 2; \\\nZ = 3\n" + _MATCH_DEF,
+    "match-in-class": "X = 1\nclass C:\n    def m(self, x):\n        match x:\n"
+    "            case {'k': v}:\n                return v\nY = [X]\n",
+    "future-and-doc": '"""Doc."""\nfrom __future__ import annotations\n'
+    "def g() -> int:\n    return 1\n" + _MATCH_DEF,
+    "no-final-newline": _MATCH_DEF + "\n\ndef g():\n    return 1",
+    "user-name-like-a-stand-in": "_spam_not_parsed_0 = 1\n_spam_not_parsed_0\n"
+    + _MATCH_DEF,
+}
+
+
+@needs_310
+@pytest.mark.parametrize("name", sorted(PARTIAL_SOURCES))
+@pytest.mark.parametrize("target", ["3.9", "3.8"])
+def test_the_partial_parse_writes_what_the_whole_file_parse_writes(
+    monkeypatch: pytest.MonkeyPatch, name: str, target: str
+) -> None:
+    source = PARTIAL_SOURCES[name]
+    for variant in (source, source.replace("\n", "\r\n")):
+        partial = transpile(variant, target=target)
+        with monkeypatch.context() as patch:
+            _whole_file_only(patch)
+            assert transpile(variant, target=target) == partial
+
+
+@needs_310
+def test_the_helper_placement_parses_the_stand_ins_it_reaches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    done = _partial_runs(monkeypatch)
+    output = transpile(PARTIAL_SOURCES["helper-reaches-stand-ins"])
+    assert done == [True]
+    assert "_spam_not_parsed_" not in output
+    # the statements after ``def g`` were stand-ins until the helper needed them
+    assert output.splitlines()[4].startswith("Y = 2; _spam.append(")
+
+
+@needs_310
+def test_what_libcst_refuses_outside_match_statements_is_still_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    source = "def g():\n    (x): int = 1\n\n\n" + _MATCH_DEF
+    with pytest.raises(TranspileError) as refused:
+        transpile(source)
+    _whole_file_only(monkeypatch)
+    with pytest.raises(TranspileError) as whole:
+        transpile(source)
+    assert str(refused.value) == str(whole.value)

@@ -20,11 +20,12 @@ without it there are no facts and every class is looked up at run time.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from spam_transpile.lowering.names import ast_bindings
+from spam_transpile.lowering.names import BINDERS, ast_bindings
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,16 @@ class ModuleFacts:
         return self._classes.get(name)
 
 
-def module_facts(tree: Optional[ast.Module]) -> ModuleFacts:
+def module_facts(
+    tree: Optional[ast.Module], nodes: Optional[Sequence[ast.AST]] = None
+) -> ModuleFacts:
+    """The facts of the module whose standard tree is ``tree``; ``nodes``:
+    all its nodes (in any order), when the caller has them at hand."""
     if tree is None:
         return ModuleFacts()
-    counts = Counter(_bindings(tree))
+    if nodes is None:
+        nodes = list(ast.walk(tree))
+    counts = _binding_counts(nodes)
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
@@ -71,19 +78,40 @@ def module_facts(tree: Optional[ast.Module]) -> ModuleFacts:
             classes[node.name] = known
         elif _is_plain(node):
             plain[node.name] = True
-    statements = [_statement_facts(node) for node in tree.body]
-    return ModuleFacts(classes, statements)
+    return ModuleFacts(classes, _statement_facts(tree.body, nodes))
 
 
-def _statement_facts(node: ast.stmt) -> Tuple[bool, int]:
-    has_match = False
-    functions = 0
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Match):
-            has_match = True
-        elif isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions += 1
-    return has_match, functions
+def _statement_facts(
+    body: Sequence[ast.stmt], nodes: Sequence[ast.AST]
+) -> List[Tuple[bool, int]]:
+    """Per top-level statement: whether it holds a match statement, and how
+    many ``def`` it holds (itself included).
+
+    One pass over the module's nodes, not a walk per statement: a node
+    belongs to the last top-level statement starting at or before it (a
+    decorator holds neither kind of node, so a statement may be said to
+    start at its ``def`` line).
+    """
+    starts = [(statement.lineno, statement.col_offset) for statement in body]
+    has_match = [False] * len(body)
+    functions = [0] * len(body)
+    for node in nodes:
+        kind = type(node)
+        if kind in _FUNCTIONS:
+            functions[_owner(starts, node)] += 1
+        elif kind is _MATCH:
+            has_match[_owner(starts, node)] = True
+    return list(zip(has_match, functions))
+
+
+def _owner(starts: List[Tuple[int, int]], node: ast.AST) -> int:
+    """Index of the top-level statement (by ``starts``) that holds ``node``."""
+    at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    return bisect_right(starts, at) - 1
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_MATCH = getattr(ast, "Match", None)  # 3.10+; without it, no node is one
 
 
 def _base_fields(
@@ -214,8 +242,16 @@ def _not_in_init(value: Optional[ast.expr]) -> bool:
     return False
 
 
-def _bindings(tree: ast.AST) -> Iterator[str]:
-    for node in ast.walk(tree):
-        yield from ast_bindings(node)
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            yield from node.names  # a declaration may rebind it anywhere
+def _binding_counts(nodes: Sequence[ast.AST]) -> "Counter[str]":
+    """How many times each name is bound anywhere in the module; a
+    ``global`` or ``nonlocal`` counts twice (a declaration may rebind it
+    anywhere)."""
+    counts: "Counter[str]" = Counter()
+    for node in nodes:
+        kind = type(node)
+        if kind not in BINDERS:
+            continue  # most nodes: one test
+        counts.update(ast_bindings(node))
+        if kind is ast.Global or kind is ast.Nonlocal:
+            counts.update(node.names)  # type: ignore[attr-defined]
+    return counts

@@ -16,6 +16,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from spam_transpile.lowering.runtime import PARTS, helper_statement, helper_statements
+from spam_transpile.partial import is_stand_in, real_statement
 
 LINE_LIMIT = 400
 
@@ -163,6 +164,13 @@ def _slots(
         for line, empty in enumerate(_leading_lines(statement)):
             if empty.comment is None and not empty.whitespace.value:
                 slots.append(("blank", index, line, LINE_LIMIT))
+        if is_stand_in(statement):
+            # LibCST was given a stand-in for this statement (the lines
+            # before it are real): if they are not room enough, the
+            # statement is parsed now (spam_transpile.partial).
+            if _fits(costs, slots):
+                break  # a slot the statement added would take nothing
+            statement = body[index] = real_statement(statement, module)
         simple = isinstance(statement, cst.SimpleStatementLine)
         width = _width(module, statement) if simple else 0
         if not _only_defines(statement):

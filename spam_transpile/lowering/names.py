@@ -147,7 +147,7 @@ def bound_names(
     if tree is not None:
         names: Set[str] = set()
         for node in ast.walk(tree) if nodes is None else nodes:
-            if type(node) in _BINDERS:
+            if type(node) in BINDERS:
                 names.update(ast_bindings(node))
         return frozenset(names)
     visitor = BoundNames()
@@ -157,7 +157,7 @@ def bound_names(
 
 # The node types that can bind a name themselves (ast_bindings); the match
 # patterns' only where ast has them (3.10+: the tool also runs on 3.9).
-_BINDERS = frozenset(
+BINDERS = frozenset(
     getattr(ast, name)
     for name in (
         "Name",
@@ -179,7 +179,7 @@ _BINDERS = frozenset(
 
 def ast_bindings(node: ast.AST) -> Iterator[str]:
     """The names ``node`` itself binds (not its children)."""
-    if type(node) not in _BINDERS:
+    if type(node) not in BINDERS:
         return  # most nodes: one test, not one per kind of binding
     if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
         yield node.id
