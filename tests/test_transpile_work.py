@@ -355,7 +355,7 @@ def test_the_helper_placement_parses_the_stand_ins_it_reaches(
     assert done == [True]
     assert "_spam_not_parsed_" not in output
     # the statements after ``def g`` were stand-ins until the helper needed them
-    assert output.splitlines()[4].startswith("Y = 2; _spam.append(")
+    assert output.splitlines()[4].startswith("Y = 2; _spam += ")
 
 
 @needs_310
