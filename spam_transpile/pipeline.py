@@ -29,8 +29,8 @@ import libcst as cst
 from spam_transpile.codegen import code_for
 from spam_transpile.checks.verify import (
     check_lines_kept,
+    check_output,
     check_output_compiles,
-    check_target_syntax,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.layout import Layout, restore_layout, split_layout
@@ -158,10 +158,8 @@ def transpile_with_warnings(
     check_lines_kept(lines.text, output, filename)
     output = restore_layout(lines, output)
     check_lines_kept(source, output, filename)
-    check_output_compiles(source, output, filename)
-    check_target_syntax(
-        view.nodes() if view.tree is not None else None, output, version, filename
-    )
+    nodes = view.nodes() if view.tree is not None else None
+    check_output(source, output, nodes, version, filename)
     return output, warnings
 
 

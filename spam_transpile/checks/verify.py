@@ -56,6 +56,45 @@ def _compile_error(text: str, filename: str) -> "SyntaxError | None":
     return None
 
 
+def check_output(
+    source: str,
+    output: str,
+    nodes: Optional[Sequence[ast.AST]],
+    target: Tuple[int, int],
+    filename: str,
+) -> None:
+    """:func:`check_output_compiles`, then :func:`check_target_syntax`, with
+    the output parsed once where both pass.
+
+    The target's parser (``feature_version``) only refuses more than the
+    running one, into the same tree, and compiling that tree is what
+    compiling the text does after its parse: when both succeed, both checks
+    pass on the text. Otherwise (or when compiling the tree object recurses
+    too deep) the two checks run as they are, to report what they report.
+    """
+    if _compiles_for_target(output, filename, target):
+        _check_newest_construct(nodes, target, filename)
+        return
+    check_output_compiles(source, output, filename)
+    check_target_syntax(nodes, output, target, filename)
+
+
+def _compiles_for_target(text: str, filename: str, target: Tuple[int, int]) -> bool:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            tree = ast.parse(text, filename, feature_version=_feature_version(target))
+            compile(tree, filename, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return False
+    return True
+
+
+def _feature_version(target: Tuple[int, int]) -> Tuple[int, int]:
+    # (3, 7) is the oldest feature version every 3.9+ parser knows.
+    return max(target, (3, 7))
+
+
 # --------------------------------------------------------------------------
 # Syntax newer than the target outside match statements
 
@@ -75,21 +114,11 @@ def check_target_syntax(
     judges everything else in it (lines keep their numbers; on a rewritten
     line the column is the output's).
     """
-    if nodes is not None:
-        newer = _newest_construct(nodes, target)
-        if newer is not None:
-            node, what, version = newer
-            raise TranspileError(
-                f"{what} need Python {version[0]}.{version[1]}",
-                filename=filename,
-                lineno=getattr(node, "lineno", 1),
-                offset=getattr(node, "col_offset", 0) + 1,
-            )
+    _check_newest_construct(nodes, target, filename)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            # (3, 7) is the oldest feature version every 3.9+ parser knows.
-            ast.parse(output, filename, feature_version=max(target, (3, 7)))
+            ast.parse(output, filename, feature_version=_feature_version(target))
         except SyntaxError as exc:
             raise TranspileError(
                 f"{exc.msg} (target Python {target[0]}.{target[1]})",
@@ -99,6 +128,22 @@ def check_target_syntax(
             ) from None
         except (ValueError, MemoryError, RecursionError):
             pass
+
+
+def _check_newest_construct(
+    nodes: Optional[Sequence[ast.AST]], target: Tuple[int, int], filename: str
+) -> None:
+    if nodes is None:
+        return
+    newer = _newest_construct(nodes, target)
+    if newer is not None:
+        node, what, version = newer
+        raise TranspileError(
+            f"{what} need Python {version[0]}.{version[1]}",
+            filename=filename,
+            lineno=getattr(node, "lineno", 1),
+            offset=getattr(node, "col_offset", 0) + 1,
+        )
 
 
 def _newest_construct(
