@@ -25,7 +25,7 @@ Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple, Union
+from typing import Iterator, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,15 @@ def all_of(*conds: Cond) -> Cond:
 
 def is_true(cond: Cond) -> bool:
     return isinstance(cond, All) and not cond.parts
+
+
+def tests_in(cond: Cond) -> Iterator[Test]:
+    """The ``Test`` leaves of ``cond``, in text order."""
+    if isinstance(cond, Test):
+        yield cond
+    else:
+        for part in cond.parts if isinstance(cond, All) else cond.alternatives:
+            yield from tests_in(part)
 
 
 def dump(pattern: LoweredPattern) -> str:

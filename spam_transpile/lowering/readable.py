@@ -34,7 +34,6 @@ from typing import (
     TYPE_CHECKING,
     Callable,
     Iterable,
-    Iterator,
     List,
     Optional,
     Sequence,
@@ -57,6 +56,7 @@ from spam_transpile.lowering.ir import (
     Value,
     all_of,
     is_true,
+    tests_in,
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
@@ -273,7 +273,7 @@ class SharedLength:
             return None
         first = patterns[0].cond
         opening = first.parts[:2] if isinstance(first, All) else ()
-        checks = [t for p in patterns for t in _tests(p.cond)]
+        checks = [t for p in patterns for t in tests_in(p.cond)]
         if (
             len(opening) < 2
             or not _is_sequence_check(opening[0], subject)
@@ -334,14 +334,6 @@ class SharedLength:
         if isinstance(cond, All):
             return bool(cond.parts) and self._opens_with_length(cond.parts[0])
         return _is_length(cond, self.subject)
-
-
-def _tests(cond: Cond) -> Iterator[Test]:
-    if isinstance(cond, Test):
-        yield cond
-    else:
-        for part in cond.parts if isinstance(cond, All) else cond.alternatives:
-            yield from _tests(part)
 
 
 def _is_sequence_check(cond: Cond, subject: str) -> bool:

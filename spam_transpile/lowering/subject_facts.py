@@ -30,6 +30,7 @@ from spam_transpile.lowering.ir import (
     LoweredPattern,
     Test,
     Value,
+    tests_in,
 )
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.runtime import MATCH_SELF_TYPES
@@ -90,7 +91,7 @@ class SubjectFacts:
             if not any(
                 test.kind == "kind" and test.path == path
                 for cond in applied
-                for test in _tests(cond)
+                for test in tests_in(cond)
             )
         ]
         for path in self.kinds:
@@ -380,24 +381,16 @@ def _rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
     )
 
 
-def _tests(cond: Cond) -> Iterator[Test]:
-    if isinstance(cond, Test):
-        yield cond
-    else:
-        for part in cond.parts if isinstance(cond, All) else cond.alternatives:
-            yield from _tests(part)
-
-
 def _is_kind_test(cond: Cond, path: str) -> bool:
     return isinstance(cond, Test) and cond.kind == "kind" and cond.path == path
 
 
 def _kind_tests(cond: Cond, path: str) -> Iterator[Test]:
-    return (t for t in _tests(cond) if t.kind == "kind" and t.path == path)
+    return (t for t in tests_in(cond) if t.kind == "kind" and t.path == path)
 
 
 def _texts_of(pattern: LoweredPattern) -> Iterator[str]:
-    for test in _tests(pattern.cond):
+    for test in tests_in(pattern.cond):
         yield test.expr
     for _, value in pattern.bindings:
         yield render_value(value)
