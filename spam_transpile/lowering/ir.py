@@ -91,6 +91,40 @@ def is_true(cond: Cond) -> bool:
     return isinstance(cond, All) and not cond.parts
 
 
+def is_kind_test(cond: Cond, path: str, fact: object = None) -> bool:
+    """A sequence/mapping check on ``path`` (of that ``fact``, if given)."""
+    return (
+        isinstance(cond, Test)
+        and cond.kind == "kind"
+        and cond.path == path
+        and (fact is None or cond.fact == fact)
+    )
+
+
+def is_length_test(cond: Cond, path: str) -> bool:
+    return isinstance(cond, Test) and cond.kind == "len" and cond.path == path
+
+
+def starts_with_length(cond: Cond, path: str) -> bool:
+    """``cond`` tests ``path``'s length first (in every alternative)."""
+    if isinstance(cond, AnyOf):
+        return all(starts_with_length(a, path) for a in cond.alternatives)
+    if isinstance(cond, All):
+        return bool(cond.parts) and starts_with_length(cond.parts[0], path)
+    return is_length_test(cond, path)
+
+
+def opens_with_sequence_length(cond: Cond, path: str) -> bool:
+    """``cond`` opens with a sequence check on ``path`` and its length: where
+    CPython takes the length of any sequence."""
+    parts = cond.parts if isinstance(cond, All) else (cond,)
+    return (
+        len(parts) >= 2
+        and is_kind_test(parts[0], path, "sequence")
+        and is_length_test(parts[1], path)
+    )
+
+
 def tests_in(cond: Cond) -> Iterator[Test]:
     """The ``Test`` leaves of ``cond``, in text order."""
     if isinstance(cond, Test):

@@ -55,7 +55,11 @@ from spam_transpile.lowering.ir import (
     Test,
     Value,
     all_of,
+    is_kind_test,
+    is_length_test,
     is_true,
+    opens_with_sequence_length,
+    starts_with_length,
     tests_in,
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
@@ -272,16 +276,14 @@ class SharedLength:
         if not patterns:
             return None
         first = patterns[0].cond
-        opening = first.parts[:2] if isinstance(first, All) else ()
         checks = [t for p in patterns for t in tests_in(p.cond)]
         if (
-            len(opening) < 2
-            or not _is_sequence_check(opening[0], subject)
-            or not _is_length(opening[1], subject)
-            or sum(_is_sequence_check(t, subject) for t in checks) < 2
+            not opens_with_sequence_length(first, subject)
+            or sum(is_kind_test(t, subject, "sequence") for t in checks) < 2
         ):
             return None
-        check, length = opening
+        assert isinstance(first, All)
+        check, length = first.parts[:2]
         assert isinstance(check, Test) and isinstance(length, Test)
         return cls(subject, new_name(), check, length)
 
@@ -307,7 +309,7 @@ class SharedLength:
 
     def _cond(self, cond: Cond, in_sequence: bool) -> Cond:
         if isinstance(cond, Test):
-            if in_sequence and _is_length(cond, self.subject):
+            if in_sequence and is_length_test(cond, self.subject):
                 assert isinstance(cond.fact, tuple)
                 op, n = cond.fact
                 return Test(f"{self.name} {op} {n}", "len", cond.path, cond.fact)
@@ -317,41 +319,17 @@ class SharedLength:
             return AnyOf(alternatives, cond.stores)
         kept: List[Cond] = []
         for part, following in zip(cond.parts, [*cond.parts[1:], TRUE]):
-            if (
-                isinstance(part, Test)
-                and part.kind == "kind"
-                and part.path == self.subject
-            ):
+            if isinstance(part, Test) and is_kind_test(part, self.subject):
                 in_sequence = part.fact == "sequence"
-                if in_sequence and self._opens_with_length(following):
+                if in_sequence and starts_with_length(following, self.subject):
                     continue  # the shared length is -1 for anything else
             kept.append(self._cond(part, in_sequence))
         return all_of(*kept) if kept else TRUE
 
-    def _opens_with_length(self, cond: Cond) -> bool:
-        if isinstance(cond, AnyOf):
-            return all(self._opens_with_length(a) for a in cond.alternatives)
-        if isinstance(cond, All):
-            return bool(cond.parts) and self._opens_with_length(cond.parts[0])
-        return _is_length(cond, self.subject)
-
-
-def _is_sequence_check(cond: Cond, subject: str) -> bool:
-    return (
-        isinstance(cond, Test)
-        and cond.kind == "kind"
-        and cond.path == subject
-        and cond.fact == "sequence"
-    )
-
 
 def _opens_with_sequence_check(cond: Cond, subject: str) -> bool:
     first = cond.parts[0] if isinstance(cond, All) and cond.parts else cond
-    return _is_sequence_check(first, subject)
-
-
-def _is_length(cond: Cond, subject: str) -> bool:
-    return isinstance(cond, Test) and cond.kind == "len" and cond.path == subject
+    return is_kind_test(first, subject, "sequence")
 
 
 def _operand(guard: cst.BaseExpression, text: str) -> str:

@@ -30,6 +30,10 @@ from spam_transpile.lowering.ir import (
     LoweredPattern,
     Test,
     Value,
+    is_kind_test,
+    is_length_test,
+    opens_with_sequence_length,
+    starts_with_length,
     tests_in,
 )
 from spam_transpile.lowering.names import Names
@@ -80,7 +84,9 @@ class SubjectFacts:
             tested = [t for p in patterns for t in _kind_tests(p.cond, path)]
             if len(tested) >= least:
                 self.kinds[path] = _PENDING
-        if subject in self.kinds and _opens_with_length(patterns[0].cond, subject):
+        if subject in self.kinds and opens_with_sequence_length(
+            patterns[0].cond, subject
+        ):
             self.length = _PENDING
         # A kind every test of which the shared length answers needs no
         # temporary of its own.
@@ -89,9 +95,7 @@ class SubjectFacts:
             path
             for path in self.kinds
             if not any(
-                test.kind == "kind" and test.path == path
-                for cond in applied
-                for test in tests_in(cond)
+                is_kind_test(test, path) for cond in applied for test in tests_in(cond)
             )
         ]
         for path in self.kinds:
@@ -158,9 +162,9 @@ class SubjectFacts:
         first = self._patterns[0].cond
         parts = first.parts if isinstance(first, All) else (first,)
         opening = parts[0] if parts else None
-        if not (isinstance(opening, Test) and _is_kind_test(opening, self.subject)):
-            return
-        if opening.fact != "mapping":
+        if not (
+            isinstance(opening, Test) and is_kind_test(opening, self.subject, "mapping")
+        ):
             return
         # in the order the first case looks them up (a set's order would
         # change with the hash seed, and the temporaries' names with it)
@@ -222,9 +226,7 @@ class SubjectFacts:
             part
             for i, part in enumerate(parts)
             if not (
-                isinstance(part, Test)
-                and _is_kind_test(part, self.subject)
-                and part.fact == "mapping"
+                is_kind_test(part, self.subject, "mapping")
                 and self._rejects_sentinel(parts[i + 1 : i + 2])
             )
         ]
@@ -311,7 +313,7 @@ class SubjectFacts:
             parts = list(cond.parts)
             kept = []
             for i, part in enumerate(parts):
-                if isinstance(part, Test) and _is_kind_test(part, self.subject):
+                if isinstance(part, Test) and is_kind_test(part, self.subject):
                     in_sequence = part.fact == "sequence"
                 if not self._implied(part, parts[i + 1 : i + 2]):
                     kept.append(self._cond(part, in_sequence))
@@ -326,32 +328,17 @@ class SubjectFacts:
         the length is -1 for anything but a sequence, so they fail alone."""
         return (
             bool(self.length)
-            and isinstance(part, Test)
-            and part.kind == "kind"
-            and part.fact == "sequence"
-            and part.path == self.subject
+            and is_kind_test(part, self.subject, "sequence")
             and bool(following)
-            and self._starts_with_length(following[0])
+            and starts_with_length(following[0], self.subject)
         )
-
-    def _starts_with_length(self, cond: Cond) -> bool:
-        if isinstance(cond, AnyOf):
-            return all(self._starts_with_length(a) for a in cond.alternatives)
-        if isinstance(cond, All):
-            return bool(cond.parts) and self._starts_with_length(cond.parts[0])
-        return cond.kind == "len" and cond.path == self.subject
 
     def _test(self, test: Test, in_sequence: bool) -> Test:
         temp = self.kinds.get(test.path) if test.kind == "kind" else None
         if temp:
             number = SEQUENCE if test.fact == "sequence" else MAPPING
             return Test(f"{temp} == {number}", "kind", test.path, test.fact)
-        if (
-            test.kind == "len"
-            and self.length
-            and in_sequence
-            and test.path == self.subject
-        ):
+        if is_length_test(test, self.subject) and self.length and in_sequence:
             assert isinstance(test.fact, tuple)
             op, n = test.fact
             return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
@@ -381,12 +368,8 @@ def _rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
     )
 
 
-def _is_kind_test(cond: Cond, path: str) -> bool:
-    return isinstance(cond, Test) and cond.kind == "kind" and cond.path == path
-
-
 def _kind_tests(cond: Cond, path: str) -> Iterator[Test]:
-    return (t for t in tests_in(cond) if t.kind == "kind" and t.path == path)
+    return (t for t in tests_in(cond) if is_kind_test(t, path))
 
 
 def _texts_of(pattern: LoweredPattern) -> Iterator[str]:
@@ -402,17 +385,3 @@ def _constant(key: str) -> bool:
     except (ValueError, SyntaxError):
         return False
     return type(value) in (str, bytes, int, float)
-
-
-def _opens_with_length(first: Cond, subject: str) -> bool:
-    parts = first.parts if isinstance(first, All) else (first,)
-    return (
-        len(parts) >= 2
-        and isinstance(parts[0], Test)
-        and parts[0].kind == "kind"
-        and parts[0].path == subject
-        and parts[0].fact == "sequence"
-        and isinstance(parts[1], Test)
-        and parts[1].kind == "len"
-        and parts[1].path == subject
-    )
