@@ -19,7 +19,7 @@ try:  # LibCST's internal state class: a newer LibCST may move it
 except ImportError:  # pragma: no cover - then LibCST's own path, slower
     CodegenState = None  # type: ignore[assignment,misc]
 
-__all__ = ["code_for"]
+__all__ = ["code_for", "without_parens"]
 
 _NOTHING: ContextManager[None] = contextlib.nullcontext()
 
@@ -38,6 +38,9 @@ class _PlainCodegenState(CodegenState or object):  # type: ignore[misc]
 def code_for(node: cst.CSTNode, module: Optional[cst.Module] = None) -> str:
     """``module.code_for_node(node)`` (so ``code_for(m, m)`` is ``m.code``);
     without a module, in the default indentation and newline of an empty one."""
+    text = _leaf_text(node)
+    if text is not None:
+        return text
     context = module if module is not None else _EMPTY
     if CodegenState is None:
         return context.code_for_node(node)
@@ -48,4 +51,45 @@ def code_for(node: cst.CSTNode, module: Optional[cst.Module] = None) -> str:
     return "".join(state.tokens)
 
 
+def without_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without its own parentheses (a copy only if it has some)."""
+    if node.lpar or node.rpar:
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
 _EMPTY = cst.Module(body=[])
+
+# Nodes whose text is their ``value`` once they have no parentheses: most of
+# what the lowering asks text for (names, literals, a case's whitespace), at a
+# fraction of a code generation's cost. The same tokens LibCST writes.
+_VALUED = (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _leaf_text(node: cst.CSTNode) -> Optional[str]:
+    kind = type(node)
+    if kind is cst.SimpleWhitespace:
+        return node.value  # type: ignore[attr-defined,no-any-return]
+    if kind in _VALUED:
+        if node.lpar or node.rpar:  # type: ignore[attr-defined]
+            return None
+        return node.value  # type: ignore[attr-defined,no-any-return]
+    if kind is cst.Attribute:
+        return _attribute_text(node)  # type: ignore[arg-type]
+    return None
+
+
+def _attribute_text(node: cst.Attribute) -> Optional[str]:
+    dot = node.dot
+    if node.lpar or node.rpar or not isinstance(dot, cst.Dot):
+        return None
+    before, after = dot.whitespace_before, dot.whitespace_after
+    if (
+        type(before) is not cst.SimpleWhitespace
+        or type(after) is not cst.SimpleWhitespace
+    ):
+        return None
+    value = _leaf_text(node.value)
+    if value is None:
+        return None
+    return f"{value}{before.value}.{after.value}{node.attr.value}"

@@ -40,7 +40,7 @@ from spam_transpile.lowering.names import (
     identifiers_in,
     standard_ast,
 )
-from spam_transpile.lowering.positions import match_lines
+from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
@@ -196,7 +196,7 @@ def _lower_whole_file(
             version,
             tree,
             style,
-            match_lines(matches),
+            in_source_order(matches),
             view.nodes() if tree is view.tree and tree is not None else None,
         )
     except TranspileError as error:
@@ -238,7 +238,7 @@ def _lower_partially(
                 version,
                 tree,
                 "keep-lines",
-                match_lines(matches),
+                in_source_order(matches),
                 nodes,
                 facts=partial.facts,
             )
@@ -263,7 +263,7 @@ def _lower_module(
     target: Tuple[int, int],
     tree: Optional[ast.Module],
     style: str = "keep-lines",
-    lines_of_matches: Optional[List[int]] = None,
+    matches_in_order: Optional[List[ast.Match]] = None,
     nodes: Optional[List[ast.AST]] = None,
     facts: Optional[ModuleFacts] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
@@ -280,7 +280,7 @@ def _lower_module(
         # the lowering's facts: keep this argument
         facts if facts is not None else module_facts(tree, nodes),
         style,  # the output layout
-        lines_of_matches,
+        matches_in_order,
     )
     result = transformer.rewrite()
     if transformer.failed is not None:

@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.codegen import code_for
+from spam_transpile.codegen import code_for, without_parens
 
 
 def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
@@ -174,7 +174,7 @@ def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tupl
 # by identity; the cache keeps alive only the few small value nodes it holds.
 @functools.lru_cache(maxsize=4096)
 def _value_key(value: cst.BaseExpression) -> Optional[tuple]:
-    text = code_for(value.with_changes(lpar=[], rpar=[]))
+    text = code_for(without_parens(value))
     if isinstance(value, (cst.Name, cst.Attribute)):
         # The same dotted name names the same object when both cases run.
         return ("value", "".join(text.split()))
@@ -262,4 +262,4 @@ def _class_covers(p: cst.MatchClass, q: cst.MatchClass) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # as _value_key: each class name once
 def _dotted(node: cst.BaseExpression) -> str:
-    return "".join(code_for(node.with_changes(lpar=[], rpar=[])).split())
+    return "".join(code_for(without_parens(node)).split())

@@ -52,6 +52,7 @@ import libcst as cst
 
 from spam_transpile.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
+from spam_transpile.patterns import PATTERN_TYPES, pattern_nodes
 
 PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
 # The CPython release whose positions are reproduced by default (3.12 and 3.13
@@ -273,49 +274,12 @@ def _walk_text_order(
     over their fields, which is much cheaper than LibCST's generic
     ``children``.
     """
-    if type(node) in _PATTERN_TYPES:
-        yield from _pattern_nodes(node)  # type: ignore[arg-type]
+    if type(node) in PATTERN_TYPES:
+        yield from pattern_nodes(node)  # type: ignore[arg-type]
         return
     yield node
     for child in parts_holding_matches(node):
         yield from _walk_text_order(child)
-
-
-def _subclasses(kind: type) -> Iterator[type]:
-    sub: type
-    for sub in kind.__subclasses__():
-        yield sub
-        yield from _subclasses(sub)
-
-
-# Exact types, looked up in a set: isinstance() on LibCST's abstract classes
-# is slow, and validation asks it of every pattern node.
-_PATTERN_TYPES = frozenset(_subclasses(cst.MatchPattern))
-
-
-def _pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
-    yield p
-    kind = type(p)
-    if kind is cst.MatchAs and p.pattern is not None:  # type: ignore[attr-defined]
-        yield from _pattern_nodes(p.pattern)  # type: ignore[attr-defined]
-    elif kind is cst.MatchOr:
-        for alternative in p.patterns:  # type: ignore[attr-defined]
-            yield from _pattern_nodes(alternative.pattern)
-    elif kind is cst.MatchList or kind is cst.MatchTuple:
-        for element in p.patterns:  # type: ignore[attr-defined]
-            if type(element) is cst.MatchStar:
-                yield element
-            else:
-                yield from _pattern_nodes(element.value)
-    elif kind is cst.MatchMapping:
-        for item in p.elements:  # type: ignore[attr-defined]
-            yield item
-            yield from _pattern_nodes(item.pattern)
-    elif kind is cst.MatchClass:
-        for argument in p.patterns:  # type: ignore[attr-defined]
-            yield from _pattern_nodes(argument.value)
-        for keyword in p.kwds:  # type: ignore[attr-defined]
-            yield from _pattern_nodes(keyword.pattern)
 
 
 def check_literal_syntax(expr: cst.BaseExpression, reporter: _Reporter) -> None:

@@ -15,6 +15,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from spam_transpile.codegen import code_for
 from spam_transpile.lowering.runtime import PARTS, helper_statement, helper_statements
 from spam_transpile.partial import is_stand_in, real_statement
 
@@ -282,7 +283,7 @@ def _calls(node: cst.CSTNode) -> bool:
 
 
 def _width(module: cst.Module, statement: cst.BaseStatement) -> int:
-    code = module.code_for_node(statement.with_changes(leading_lines=()))
+    code = code_for(statement.with_changes(leading_lines=()), module)
     return max((len(line) for line in code.splitlines()), default=0)
 
 

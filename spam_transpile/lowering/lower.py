@@ -26,6 +26,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.codegen import without_parens
 from spam_transpile.lowering import runtime
 from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import (
@@ -41,6 +42,7 @@ from spam_transpile.lowering.ir import (
     is_true,
 )
 from spam_transpile.lowering.names import Names
+from spam_transpile.patterns import pattern_nodes
 
 Bindings = List[Tuple[str, Value]]
 Lowered = Tuple[Cond, Bindings]
@@ -125,7 +127,7 @@ class Lowering:
 
     def expr(self, node: cst.BaseExpression) -> str:
         """Source of ``node`` as a self-contained expression."""
-        text = self.code(node.with_changes(lpar=[], rpar=[])).strip()
+        text = self.code(without_parens(node)).strip()
         if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float)):
             return text
         if isinstance(node, (cst.SimpleString, cst.Imaginary)) and "\n" not in text:
@@ -441,37 +443,26 @@ def _is_literal_key(key: cst.BaseExpression) -> bool:
     return not isinstance(key, cst.Attribute)
 
 
-class _RaisingPatterns(cst.CSTVisitor):
-    """Finds a sub-pattern that can raise one of the matching process's own
-    errors: a class pattern's TypeErrors, a mapping pattern's duplicate-key
-    ValueError. (What user code raises, from ``__eq__`` or a property, may
-    happen more or less often: PEP 634 leaves those calls unspecified.)"""
-
-    def __init__(self, low: Lowering) -> None:
-        self.low = low
-        self.found = False
-
-    def visit_MatchClass(self, node: cst.MatchClass) -> bool:
-        self.found = self.found or _class_may_raise(self.low, node)
-        return not self.found
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> bool:
-        self.found = self.found or not all(
-            _is_literal_key(e.key) for e in node.elements
-        )
-        return not self.found
-
-
 def _class_may_raise(low: Lowering, p: cst.MatchClass) -> bool:
     # Only the helper's path (class check, __match_args__) raises them.
     return _class_lowering(low, p) == "dynamic"
 
 
 def _may_raise(low: Lowering, patterns: Sequence[cst.MatchPattern]) -> bool:
-    finder = _RaisingPatterns(low)
+    """Whether a sub-pattern can raise one of the matching process's own
+    errors: a class pattern's TypeErrors, a mapping pattern's duplicate-key
+    ValueError. (What user code raises, from ``__eq__`` or a property, may
+    happen more or less often: PEP 634 leaves those calls unspecified.)"""
     for pattern in patterns:
-        pattern.visit(finder)
-    return finder.found
+        for node in pattern_nodes(pattern):
+            kind = type(node)
+            if kind is cst.MatchClass and _class_may_raise(low, node):  # type: ignore[arg-type]
+                return True
+            if kind is cst.MatchMapping and not all(
+                _is_literal_key(e.key) for e in node.elements  # type: ignore[attr-defined]
+            ):
+                return True
+    return False
 
 
 def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:

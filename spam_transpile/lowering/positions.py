@@ -22,16 +22,24 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-__all__ = ["MatchPositions", "match_lines"]
+__all__ = ["MatchPositions", "in_source_order", "match_lines"]
+
+
+def in_source_order(
+    matches: Optional[Sequence[ast.Match]],
+) -> Optional[List[ast.Match]]:
+    """``matches`` (all the match statements of a standard tree, in any
+    order) in source order: the order LibCST visits them in. None without a
+    tree."""
+    if matches is None:
+        return None
+    return sorted(matches, key=lambda m: (m.lineno, m.col_offset))
 
 
 def match_lines(matches: Optional[Sequence[ast.Match]]) -> Optional[List[int]]:
-    """The line of every ``match`` keyword among ``matches`` (all the match
-    statements of a standard tree, in any order), in source order: the order
-    LibCST visits them in. None without a tree."""
-    if matches is None:
-        return None
-    return [line for line, _ in sorted((m.lineno, m.col_offset) for m in matches)]
+    """The line of every ``match`` keyword among ``matches``, in source order."""
+    ordered = in_source_order(matches)
+    return None if ordered is None else [m.lineno for m in ordered]
 
 
 class MatchPositions:

@@ -18,6 +18,7 @@ module and class bodies remove temporaries from the namespace in the tests.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -116,7 +117,7 @@ class MatchLowering(cst.CSTTransformer):
         functions: Optional[List[Tuple[str, Callable[[], frozenset]]]] = None,
         facts: Optional[ModuleFacts] = None,
         layout: str = "keep-lines",
-        match_lines: Optional[List[int]] = None,
+        matches_in_order: Optional[List[ast.Match]] = None,
     ) -> None:
         super().__init__()
         self.target = target
@@ -134,10 +135,19 @@ class MatchLowering(cst.CSTTransformer):
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
         self._match_depth = 0
-        # ``match_lines``: the line of every match statement in source order
-        # (positions.match_lines), so that a position costs one statement's
-        # code generation, not the module's
-        self._positions = MatchPositions(module, source, match_lines)
+        # ``matches_in_order``: the standard tree's match statements in source
+        # order (positions.in_source_order), so that a position costs one
+        # statement's code generation, not the module's, and a case's lines
+        # are read from its positions
+        self._standard_matches = matches_in_order
+        self._positions = MatchPositions(
+            module,
+            source,
+            None if matches_in_order is None else [m.lineno for m in matches_in_order],
+        )
+        self._match_index = 0
+        # the standard tree's statement of each match statement visited
+        self.standard: Dict[int, ast.Match] = {}
         self.warnings: List[TranspileWarning] = []
         self.parser_error: Optional[TranspileError] = None
         self.compiler_error: Optional[TranspileError] = None
@@ -239,6 +249,7 @@ class MatchLowering(cst.CSTTransformer):
 
     def visit_Match(self, node: cst.Match) -> None:
         self._positions.enter(node, outermost=self._match_depth == 0)
+        self._note_standard(node)
         scope = self.scopes[-1]
         if scope.first_match is None:
             scope.first_match = id(node)  # the scope's first in source order
@@ -252,6 +263,16 @@ class MatchLowering(cst.CSTTransformer):
             self.compiler_error = compiler_stage_error(
                 node, filename=self.filename, position=self.position, source=self.source
             )
+
+    def _note_standard(self, node: cst.Match) -> None:
+        index = self._match_index
+        self._match_index += 1
+        matches = self._standard_matches
+        if matches is None or index >= len(matches):
+            return
+        standard = matches[index]
+        if len(standard.cases) == len(node.cases):
+            self.standard[id(node)] = standard
 
     # -- scope tracking -----------------------------------------------------
 
@@ -495,6 +516,36 @@ def tuple_subject(names: List[str]) -> Subject:
     return info
 
 
+def header_line_breaks(case: cst.MatchCase, standard: ast.match_case) -> Optional[int]:
+    """The line breaks of a case's header (the text between ``case`` and its
+    colon) without generating its code: the pattern's and the guard's come
+    from their positions in the standard tree, which span them exactly but
+    for parentheses around them (and a tuple's trailing comma), where this
+    gives None."""
+    pattern, guard = case.pattern, case.guard
+    if pattern.lpar or pattern.rpar or _ends_with_comma(pattern):
+        return None
+    spaces = [case.whitespace_after_case, case.whitespace_before_colon]
+    count = standard.pattern.end_lineno - standard.pattern.lineno  # type: ignore[operator]
+    if guard is not None:
+        if guard.lpar or guard.rpar or standard.guard is None:
+            return None
+        spaces += [case.whitespace_before_if, case.whitespace_after_if]
+        count += standard.guard.end_lineno - standard.guard.lineno  # type: ignore[operator]
+    for space in spaces:
+        if type(space) is not cst.SimpleWhitespace:
+            return None
+        count += space.value.count("\n")
+    return count
+
+
+def _ends_with_comma(pattern: cst.MatchPattern) -> bool:
+    if type(pattern) is not cst.MatchTuple:
+        return False
+    elements = pattern.patterns  # type: ignore[attr-defined]
+    return bool(elements) and isinstance(elements[-1].comma, cst.Comma)
+
+
 class MatchEmitter:
     """Builds the statements that replace one match statement."""
 
@@ -511,7 +562,7 @@ class MatchEmitter:
         self.element_temps: List[str] = []
         self.subject = self._choose_subject()
         self.layout = owner.layout
-        self._headers: Dict[int, str] = {}
+        self._headers: Dict[int, int] = {}  # case index -> header lines
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -713,7 +764,7 @@ class MatchEmitter:
             and test_text == self._always_true()
             and case.guard is None
             and not self._namespace_temps()
-            and self._newlines(self._case_header(case)) == 0
+            and self._header_lines(case, index) == 0
         ):
             # ``case _:`` last: the ``else`` of the chain (which also keeps
             # an exhaustive match exhaustive for type checkers).
@@ -723,7 +774,7 @@ class MatchEmitter:
                 whitespace_before_colon=cst.SimpleWhitespace(""),
             )
         test = self._with_guard_and_cleanup(test_text, case.guard, last)
-        header_lines = self._newlines(self._case_header(case))
+        header_lines = self._header_lines(case, index)
         test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
         if header_lines and not test_lines and isinstance(test, cst.Name):
             # A pattern written over several lines: so is its test.
@@ -747,10 +798,16 @@ class MatchEmitter:
         elements = self.subject_info.elements if self.subject_info else None
         return f"[{elements[0] if elements else self.subject}]"
 
-    def _case_header(self, case: cst.MatchCase) -> str:
-        cached = self._headers.get(id(case))
+    def _header_lines(self, case: cst.MatchCase, index: int) -> int:
+        """Line breaks between ``case`` and its colon."""
+        cached = self._headers.get(index)
         if cached is None:
-            cached = self._headers[id(case)] = self._case_header_text(case)
+            standard = self.owner.standard.get(id(self.original))
+            if standard is not None:
+                cached = header_line_breaks(case, standard.cases[index])
+            if cached is None:
+                cached = self._newlines(self._case_header_text(case))
+            self._headers[index] = cached
         return cached
 
     def _case_header_text(self, case: cst.MatchCase) -> str:
