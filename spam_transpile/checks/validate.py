@@ -52,7 +52,7 @@ import libcst as cst
 
 from spam_transpile.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
-from spam_transpile.patterns import PATTERN_TYPES, pattern_nodes
+from spam_transpile.cstwalk import PATTERN_TYPES, pattern_nodes
 
 PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
 # The CPython release whose positions are reproduced by default (3.12 and 3.13
@@ -701,9 +701,14 @@ def _constant_value(expr: cst.BaseExpression) -> object:
 @functools.lru_cache(maxsize=1024)
 def _evaluate_number(text: str) -> object:
     try:
-        return ast.literal_eval(text)
+        return _literal(text)
     except (ValueError, SyntaxError):  # > 4300 digits (3.11+, 3.10.7+)
         return _UNKNOWN_CONSTANT
+
+
+# A literal's value, once per text: switches repeat their literals across
+# matches, and each evaluation parses the text.
+_literal = functools.lru_cache(maxsize=4096)(ast.literal_eval)
 
 
 def _string_value(expr: cst.BaseExpression) -> object:
@@ -711,7 +716,7 @@ def _string_value(expr: cst.BaseExpression) -> object:
     if not all(isinstance(part, cst.SimpleString) for part in parts):
         return _NOT_CONSTANT
     values = [
-        part.evaluated_value for part in parts if isinstance(part, cst.SimpleString)
+        _literal(part.value) for part in parts if isinstance(part, cst.SimpleString)
     ]
     try:
         return values[0][:0].join(values)  # type: ignore[arg-type]

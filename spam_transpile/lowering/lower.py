@@ -42,7 +42,7 @@ from spam_transpile.lowering.ir import (
     is_true,
 )
 from spam_transpile.lowering.names import Names
-from spam_transpile.patterns import pattern_nodes
+from spam_transpile.cstwalk import pattern_nodes
 
 Bindings = List[Tuple[str, Value]]
 Lowered = Tuple[Cond, Bindings]

@@ -26,6 +26,7 @@ import libcst as cst
 
 from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.codegen import code_for
+from spam_transpile.cstwalk import contains
 from spam_transpile.lowering import emit
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
@@ -915,15 +916,7 @@ def _blank(count: int) -> List[cst.EmptyLine]:
     return [cst.EmptyLine(indent=False) for _ in range(count)]
 
 
-class _CallFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def _found(self, node: cst.CSTNode) -> bool:
-        self.found = True
-        return False
-
-    visit_Call = visit_Await = visit_Yield = _found
+_RUNS_CODE = (cst.Call, cst.Await, cst.Yield)
 
 
 def _returns_unseen(body: Body) -> bool:
@@ -943,9 +936,7 @@ def _returns_unseen(body: Body) -> bool:
         return False
     if first.value is None:
         return True
-    finder = _CallFinder()
-    first.value.visit(finder)
-    return not finder.found
+    return not contains(first.value, _RUNS_CODE)
 
 
 def _delete_first(body: Body, names: List[str]) -> Body:

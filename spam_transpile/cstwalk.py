@@ -1,12 +1,18 @@
-"""Walking LibCST's pattern nodes, shared by the checks and the lowering."""
+"""Walking LibCST trees by direct recursion over their fields.
+
+LibCST's visitors rebuild every node they enter, even a visitor that changes
+nothing; for the questions the checks and the lowering ask of a pattern or an
+expression, that costs more than everything else they do with it.
+"""
 
 from __future__ import annotations
 
-from typing import Iterator
+import dataclasses
+from typing import Dict, Iterator, Tuple
 
 import libcst as cst
 
-__all__ = ["PATTERN_TYPES", "pattern_nodes"]
+__all__ = ["PATTERN_TYPES", "contains", "pattern_nodes"]
 
 
 def _subclasses(kind: type) -> Iterator[type]:
@@ -23,8 +29,7 @@ PATTERN_TYPES = frozenset(_subclasses(cst.MatchPattern))
 
 def pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
     """``p`` and the patterns in it (and a mapping's elements), in text
-    order, by direct recursion: LibCST's visitors rebuild every node they
-    pass, which costs more than the lowering of the pattern."""
+    order."""
     yield p
     kind = type(p)
     if kind is cst.MatchAs and p.pattern is not None:  # type: ignore[attr-defined]
@@ -47,3 +52,27 @@ def pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
             yield from pattern_nodes(argument.value)
         for keyword in p.kwds:  # type: ignore[attr-defined]
             yield from pattern_nodes(keyword.pattern)
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def contains(node: cst.CSTNode, kinds: Tuple[type, ...]) -> bool:
+    """Whether ``node`` or a node inside it is of one of ``kinds`` (exact
+    types)."""
+    kind = type(node)
+    if kind in kinds:
+        return True
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            if contains(value, kinds):
+                return True
+        elif type(value) is tuple or type(value) is list:
+            for item in value:
+                if isinstance(item, cst.CSTNode) and contains(item, kinds):
+                    return True
+    return False
