@@ -63,7 +63,7 @@ def f(event):
             return y
             elif _spam_kind1 == 1 and [(rest := _spam.items(event, 0, 0))]:
             return rest
-            elif [state]:
+            elif state is state:
             return None""",
             id="element-of-a-tuple-subject-kind-computed-once",
         ),
@@ -88,7 +88,7 @@ def f(event):
             return 2
             elif _spam_kind1 == 2 and v.get("c") == 3:
             return 3
-            elif [v]:
+            elif v is v:
             return 0""",
             id="local-subject-kind-computed-once-when-always-deleted",
         ),
@@ -136,7 +136,7 @@ def f(event):
             return 2
             elif (type(v) is dict or _spam.kind(v) == 2) and v.get("c") == 3:
             return 3
-            elif [v]:
+            elif v is v:
             return 0""",
             id="local-subject-no-temporary-when-a-body-cannot-delete-it",
         ),
@@ -157,7 +157,7 @@ def f(event):
             return d
             elif ((_spam_len2 == 1 and _spam_subject1[0] == "look") or (_spam_len2 == 2 and _spam_subject1[0] == "look" and _spam_subject1[1] == "around")):
             return 1
-            elif [_spam_subject1]:
+            elif _spam_subject1 is _spam_subject1:
             return 0""",
             id="shared-length-answers-the-kind-of-or-pattern-alternatives",
         ),
@@ -198,7 +198,7 @@ def f(event):
             return None
             elif isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type", )))]:
             return kind, rest
-            elif [event]:
+            elif event is event:
             return 'other'""",
             id="value-under-a-key-every-case-dispatches-on-looked-up-once",
         ),
@@ -215,7 +215,7 @@ def f(event):
             return None
             elif _spam_kind1 == 2 and isinstance(event.get("type"), str) and [(kind := event.get("type")), (rest := _spam.rest(event, ("type", )))]:
             return kind, rest
-            elif [event]:
+            elif event is event:
             return 'other'""",
             id="value-under-a-key-the-first-case-does-not-look-up-is-not-shared",
         ),

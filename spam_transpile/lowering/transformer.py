@@ -794,10 +794,12 @@ class MatchEmitter:
         )
 
     def _always_true(self) -> str:
-        # A list of one name: truthy, cheap, and not a constant the compiler
-        # would drop (with the line event of its case).
+        # A name's identity with itself: true, the cheapest test there is (a
+        # third of building ``[name]``), and not a constant the compiler would
+        # drop (with the line event of its case).
         elements = self.subject_info.elements if self.subject_info else None
-        return f"[{elements[0] if elements else self.subject}]"
+        name = elements[0] if elements else self.subject
+        return f"{name} is {name}"
 
     def _header_lines(self, case: cst.MatchCase, index: int) -> int:
         """Line breaks between ``case`` and its colon."""
