@@ -67,7 +67,7 @@ def _lower(pattern: str) -> str:
             "kind type(v) is dict or _spam.kind(v) == 2\n"
             "eq v.get('k') == 1\n"
             "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
-            "bind m = v.get('m')\nbind rest = _spam.rest(v, ('k', 'm', ))",
+            "bind m = v.get('m')\nbind rest = _spam.rest(v, ('k', 'm'))",
             id="mapping-gets-with-a-sentinel-literals-in-one-test",
         ),
         pytest.param(
@@ -97,9 +97,9 @@ def _lower(pattern: str) -> str:
         pytest.param(
             "C(0, b=b)",
             "isinstance isinstance(v, _spam.cls(C))\n"
-            "attr _spam.attrs(v, C, 1, ('b', )) is not None\n"
-            "eq _spam.attrs(v, C, 1, ('b', ))[0] == 0\n"
-            "bind b = _spam.attrs(v, C, 1, ('b', ))[1]",
+            "attr _spam.attrs(v, C, 1, ('b',)) is not None\n"
+            "eq _spam.attrs(v, C, 1, ('b',))[0] == 0\n"
+            "bind b = _spam.attrs(v, C, 1, ('b',))[1]",
             id="unknown-class-through-the-helper",
         ),
         pytest.param(

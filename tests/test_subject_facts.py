@@ -196,7 +196,7 @@ def f(event):
             return key
             elif _spam_key2 is None:
             return None
-            elif isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type", )))]:
+            elif isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type",)))]:
             return kind, rest
             elif event is event:
             return 'other'""",
@@ -213,7 +213,7 @@ def f(event):
             return key
             elif _spam_kind1 == 2 and event.get("type", _spam.MISSING) is None:
             return None
-            elif _spam_kind1 == 2 and isinstance(event.get("type"), str) and [(kind := event.get("type")), (rest := _spam.rest(event, ("type", )))]:
+            elif _spam_kind1 == 2 and isinstance(event.get("type"), str) and [(kind := event.get("type")), (rest := _spam.rest(event, ("type",)))]:
             return kind, rest
             elif event is event:
             return 'other'""",

@@ -138,6 +138,11 @@ class Lowering:
         return self.names.builtin(name)
 
 
+def tuple_display(items: Sequence[str]) -> str:
+    """``(a, b)``, ``(a,)`` or ``()``."""
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+
 def is_wildcard(pattern: cst.MatchPattern) -> bool:
     return (
         isinstance(pattern, cst.MatchAs)
@@ -512,12 +517,8 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         tests.append(cond)
         bindings.extend(inner)
     if p.rest is not None:
-        bindings.append(
-            (
-                p.rest.value,
-                f"{low.helper('rest')}({v.text}, ({''.join(k + ', ' for k in keys)}))",
-            )
-        )
+        listed = tuple_display(keys)
+        bindings.append((p.rest.value, f"{low.helper('rest')}({v.text}, {listed})"))
     return all_of(*tests), bindings
 
 
@@ -691,8 +692,8 @@ def _lower_dynamic_class(
     if not positional:
         subs = _keyword_reads(low, keywords, v, tests, known_fields=())
         return _with_subpatterns(low, tests, subs)
-    kw_names = "".join(f"{k!r}, " for k, _ in keywords)
-    values = f"{low.helper('attrs')}({v.text}, {cls}, {len(positional)}, ({kw_names}))"
+    kw_names = tuple_display([repr(k) for k, _ in keywords])
+    values = f"{low.helper('attrs')}({v.text}, {cls}, {len(positional)}, {kw_names})"
     tests.append(Test(f"{values} is not None", "attr", v.text, values))
     sub_patterns = positional + [pattern for _, pattern in keywords]
     subs = [

@@ -40,7 +40,7 @@ from spam_transpile.lowering.helper_lines import (
 )
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
-from spam_transpile.lowering.lower import Lowering, Subject
+from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
 from spam_transpile.lowering.subject_facts import SubjectFacts
@@ -511,7 +511,7 @@ def local_subject(
 
 
 def tuple_subject(names: List[str]) -> Subject:
-    text = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    text = tuple_display(names)
     info = Subject(text, "sequence", len(names))
     info.elements = list(names)
     return info
