@@ -149,3 +149,76 @@ def test_a_statement_not_where_the_tree_says_is_placed_by_the_whole_module() -> 
     positions.enter(match, outermost=True)
     assert positions(match.cases[0]) == (3, 5)
     assert positions._whole is not None
+
+
+HEADERS = (
+    "match x:\n"
+    "    case (\n"
+    "        1\n"
+    "    ):\n"
+    "        pass\n"
+    "    case a, \\\n"
+    "        b:\n"
+    "        pass\n"
+    "    case a, b, \\\n"
+    "        :\n"
+    "        pass\n"
+    "    case [\n"
+    "        1,\n"
+    "        2] if (\n"
+    "        y):\n"
+    "        pass\n"
+    "    case 1 \\\n"
+    "        | 2 if x \\\n"
+    "        :\n"
+    "        pass\n"
+    '    case """a\n'
+    'b""" if y:\n'
+    "        pass\n"
+    "    case \\\n"
+    "        x:\n"
+    "        pass\n"
+    "    case {1: 2,\n"
+    "          3: 4} if [\n"
+    "          z]:\n"
+    "        pass\n"
+)
+
+
+@needs_310
+@pytest.mark.parametrize(
+    ("name", "source"), [("headers", HEADERS), *_sources()], ids=lambda v: str(v)[:20]
+)
+def test_case_headers_line_breaks_from_positions(name: str, source: str) -> None:
+    """The standard tree's positions give each case header's line breaks as
+    generating its code does, or None (parentheses around the pattern or the
+    guard, a tuple's trailing comma): the transformer then generates it."""
+    from spam_transpile.codegen import code_for
+    from spam_transpile.lowering.positions import in_source_order
+    from spam_transpile.lowering.transformer import header_line_breaks
+
+    module = cst.parse_module(split_layout(source).text)
+    tree = ast.parse(split_layout(source).text)
+    standard = in_source_order([n for n in ast.walk(tree) if isinstance(n, ast.Match)])
+    assert standard is not None
+    matches = [match for match, _ in _matches_in_order(module)]
+    assert len(matches) == len(standard)
+    counted = 0
+    for match, match_tree in zip(matches, standard):
+        for case, case_tree in zip(match.cases, match_tree.cases):
+            text = code_for(case.whitespace_after_case) + code_for(case.pattern)
+            if case.guard is not None:
+                text += "".join(
+                    code_for(part)
+                    for part in (
+                        case.whitespace_before_if,
+                        case.whitespace_after_if,
+                        case.guard,
+                    )
+                )
+            text += code_for(case.whitespace_before_colon)
+            found = header_line_breaks(case, case_tree)
+            if found is not None:
+                counted += 1
+                assert found == text.count("\n"), (name, text)
+    assert counted or name != "headers"

@@ -134,6 +134,109 @@ def test_an_or_pattern_is_tested_whole_before_its_guard(tmp_path: Path) -> None:
     assert lowered.stdout == native.stdout
 
 
+KEY_DISPATCH = """\
+from collections.abc import Mapping
+
+
+class Frozen(Mapping):
+    def __init__(self, **items):
+        self._items = items
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self):
+        return len(self._items)
+
+
+def route(event):
+    match event:
+        case {"type": "click", "x": int(x)}:
+            return ("click", x)
+        case {"type": "key", "key": str(key)}:
+            return ("key", key)
+        case {"type": "key" | "press"}:
+            return "key without a name"
+        case {"type": None}:
+            return "none"
+        case {"type": str(other), **rest}:
+            return ("other", other, sorted(rest))
+        case _:
+            return "unknown"
+
+
+EVENTS = [
+    {"type": "click", "x": 1},
+    {"type": "click", "x": "1"},
+    {"type": "key", "key": "q"},
+    {"type": "press"},
+    {"type": None},
+    {"type": "scroll", "dy": 3},
+    {"kind": "click"},
+    {},
+    [],
+    ["type", "click"],
+    "type",
+    None,
+    Frozen(type="click", x=2),
+    Frozen(type="key"),
+]
+print([route(event) for event in EVENTS])
+for event in EVENTS:
+    match event:
+        case {"type": "click"}:
+            print("module click")
+        case {"type": "key"}:
+            print("module key")
+        case {"type": str()}:
+            print("module str")
+        case {"type": _}:
+            print("module any")
+print(sorted(n for n in globals() if n.startswith(("event_", "subject"))))
+"""
+
+
+def test_a_dispatch_key_is_looked_up_once(tmp_path: Path) -> None:
+    out = transpile(KEY_DISPATCH, layout="readable")
+    # Looked up once, as the keep-lines layout does; a function's cases then
+    # test it alone (it holds the sentinel for anything but a mapping).
+    assert (
+        "    event_type = (\n"
+        '        event.get("type", _spam.MISSING)\n'
+        "        if isinstance(event, _spam.Mapping)\n"
+        "        else _spam.MISSING\n"
+        "    )\n"
+    ) in out
+    assert '    if event_type == "click" and isinstance(event.get("x"), int):\n' in out
+    assert '    elif event_type in ("key", "press"):\n' in out
+    assert "        del event_type\n" not in out
+    source = tmp_path / "native.py"
+    source.write_text(KEY_DISPATCH, "utf-8")
+    (tmp_path / "lowered.py").write_text(out, "utf-8")
+    native = _run(require_interpreter("3.10"), source, tmp_path)
+    lowered = _run(require_interpreter("3.9"), tmp_path / "lowered.py", tmp_path)
+    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
+    assert lowered.stdout == native.stdout
+    # the module-level match leaves no variable behind
+    assert "[]" in native.stdout.decode()
+
+
+def test_a_dispatch_key_keeps_the_mapping_check_for_a_type_checker() -> None:
+    # ``isinstance(event, _spam.Mapping)`` is what lets mypy read ``event``'s
+    # values as Any after it; a declared type would not narrow without it.
+    annotated = KEY_DISPATCH.replace("def route(event):", "def route(event: object):")
+    out = transpile(annotated, layout="readable")
+    assert "    event_type = (\n" in out
+    assert (
+        "    if (\n"
+        "        isinstance(event, _spam.Mapping)\n"
+        '        and event_type == "click"\n'
+    ) in out
+
+
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
 def test_older_targets_get_the_readable_layout_too(target: str, tmp_path: Path) -> None:
     path = ROOT / "fixtures" / "cases" / "nested_and_loops.py"

@@ -187,6 +187,27 @@ def f(event):
             id="first-item-read-once-when-the-cases-dispatch-on-it",
         ),
         pytest.param(
+            """\
+            def f(line):
+                match line.split():
+                    case ["go", d]:
+                        return d
+                    case ["look", "at", thing] | ["look", thing]:
+                        return thing
+                    case _:
+                        return 0
+            """,
+            """\
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
+            if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
+            return d
+            elif ((_spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at") or (_spam_len2 == 2 and _spam_first3 == "look")) and [(thing := (_spam_subject1[2] if _spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at" else _spam_subject1[1]))]:
+            return thing
+            elif _spam_subject1 is _spam_subject1:
+            return 0""",
+            id="a-capture-of-alternatives-of-two-lengths-reads-the-shared-length",
+        ),
+        pytest.param(
             KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
             """\
             event; _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING

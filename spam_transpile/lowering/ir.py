@@ -114,6 +114,13 @@ def starts_with_length(cond: Cond, path: str) -> bool:
     return is_length_test(cond, path)
 
 
+def opens_with_sequence_check(cond: Cond, path: str) -> bool:
+    """``cond`` opens with a sequence check on ``path``: once it holds, the
+    values of its bindings are read from a sequence."""
+    first = cond.parts[0] if isinstance(cond, All) and cond.parts else cond
+    return is_kind_test(first, path, "sequence")
+
+
 def opens_with_sequence_length(cond: Cond, path: str) -> bool:
     """``cond`` opens with a sequence check on ``path`` and its length: where
     CPython takes the length of any sequence."""

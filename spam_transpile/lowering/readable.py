@@ -58,6 +58,7 @@ from spam_transpile.lowering.ir import (
     is_kind_test,
     is_length_test,
     is_true,
+    opens_with_sequence_check,
     opens_with_sequence_length,
     starts_with_length,
     tests_in,
@@ -65,6 +66,7 @@ from spam_transpile.lowering.ir import (
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
 from spam_transpile.lowering.runtime import helper_key, helper_source
+from spam_transpile.lowering.subject_facts import SharedKeys
 
 if TYPE_CHECKING:  # pragma: no cover
     from spam_transpile.lowering.transformer import MatchLowering
@@ -131,6 +133,16 @@ class ReadableMatch:
             out.append(_statement(length.statement))
             self.owner.lowering.note_used(length.statement)
             lowered = [length.apply(pattern) for pattern in lowered]
+        keys = self._shared_keys(lowered) if length is None else None
+        if keys is not None and keys.check is not None:
+            check = keys.check.readable or keys.check.expr
+            for statement in keys.assignments(check, in_lookup_order=True):
+                out.append(_statement(statement))
+                self.owner.lowering.note_used(statement)
+            # As for the shared length, a type checker needs the mapping
+            # check to narrow a local name of a declared type.
+            drop = not (self.subject_var is None and self._annotated_function())
+            lowered = [keys.rewrite(pattern, drop) for pattern in lowered]
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case(cases[index], lowered[index], index, chain)
@@ -140,6 +152,7 @@ class ReadableMatch:
         out.append(chain.with_changes(leading_lines=()))
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
+        added += list(keys.keys.values()) if keys is not None else []
         if added and self.scope_kind != "function":
             # Module and class bodies: these are no attributes of theirs.
             out.append(_statement(f"del {', '.join(added)}"))
@@ -156,6 +169,20 @@ class ReadableMatch:
         return SharedLength.of(
             self.subject, lowered, lambda: self.owner.names.readable("size")
         )
+
+    def _shared_keys(self, lowered: Sequence[LoweredPattern]) -> Optional[SharedKeys]:
+        helper = self.owner.lowering.helper_name
+        if not helper:
+            return None  # no mapping check the helper answers
+        keys = SharedKeys(self.subject, helper, lowered, self._key_variable)
+        return keys if keys.keys else None
+
+    def _key_variable(self, key: str) -> str:
+        """``event_type`` for ``event.get("type")``."""
+        value = ast.literal_eval(key)
+        word = value if isinstance(value, str) and value.isidentifier() else "key"
+        stem = self.subject if self.subject.isidentifier() else "value"
+        return self.owner.names.readable(f"{stem}_{word}".lstrip("_"))
 
     def _annotated_function(self) -> bool:
         node = self.owner.scopes[-1].node
@@ -290,7 +317,7 @@ class SharedLength:
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
         # Once the pattern matched, a value chosen by testing its
         # alternatives again reads the length of a sequence.
-        matched = _opens_with_sequence_check(pattern.cond, self.subject)
+        matched = opens_with_sequence_check(pattern.cond, self.subject)
         bindings = tuple(
             (name, self._value(value, matched)) for name, value in pattern.bindings
         )
@@ -325,11 +352,6 @@ class SharedLength:
                     continue  # the shared length is -1 for anything else
             kept.append(self._cond(part, in_sequence))
         return all_of(*kept) if kept else TRUE
-
-
-def _opens_with_sequence_check(cond: Cond, subject: str) -> bool:
-    first = cond.parts[0] if isinstance(cond, All) and cond.parts else cond
-    return is_kind_test(first, subject, "sequence")
 
 
 def _operand(guard: cst.BaseExpression, text: str) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable, Dict, Iterator, List, Sequence
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
 from spam_transpile.lowering.emit import render_value
 from spam_transpile.lowering.ir import (
@@ -32,6 +32,7 @@ from spam_transpile.lowering.ir import (
     Value,
     is_kind_test,
     is_length_test,
+    opens_with_sequence_check,
     opens_with_sequence_length,
     starts_with_length,
     tests_in,
@@ -73,6 +74,7 @@ class SubjectFacts:
         self.first = ""
         #: constant key (as spelled) -> the temporary holding its value
         self.keys: Dict[str, str] = {}
+        self.shared: Optional[SharedKeys] = None
         self.statements: List[str] = []
         self.temps: List[str] = []
         self._names = names
@@ -126,71 +128,43 @@ class SubjectFacts:
         if not (self.kinds or self.length or self.keys):
             return pattern
         cond = self._cond(pattern.cond)
-        if not (self.first or self.keys):
-            return LoweredPattern(cond, pattern.bindings)
+        # Once the pattern matched, a value chosen by testing its
+        # alternatives again reads the length of a sequence.
+        matched = opens_with_sequence_check(pattern.cond, self.subject)
         bindings = tuple(
-            (name, _rewrite_value(value, self._use_shared))
-            for name, value in pattern.bindings
+            (name, self._value(value, matched)) for name, value in pattern.bindings
+        )
+        if not (self.first or self.keys):
+            return LoweredPattern(cond, bindings)
+        bindings = tuple(
+            (name, _rewrite_value(value, self._use_shared)) for name, value in bindings
         )
         cond = _rewrite_cond(cond, self._use_shared)
-        if self.keys:
-            cond = self._without_implied_kind(cond)
+        if self.shared is not None and self.keys:
+            cond = self.shared.without_implied_check(cond)
         return LoweredPattern(cond, bindings)
 
     def _use_shared(self, text: str) -> str:
         if self.first:
             text = self._first_read.sub(self.first, text)
-        if self.keys:
-            text = self._key_read.sub(self._key_temp, text)
+        if self.shared is not None and self.keys:
+            text = self.shared.rewrite_text(text)
         return text
 
     # -- values under constant keys -------------------------------------------
 
     def _share_keys(self) -> None:
-        """Values under constant keys of a mapping subject that the first case
-        looks up (CPython's first case looks each of its keys up on every
-        mapping long enough) and the cases read often: ``match event:`` with
-        ``{"type": ...}`` in every case looks ``type`` up once. They are read
-        once the shared kind says mapping, with the sentinel for a missing
-        key; the lowering only reads a value without the sentinel where the
-        sub-pattern rejects None, and so rejects the sentinel too."""
-        missing = f"{self._helper}.MISSING"
-        self._key_read = re.compile(
-            rf"(?<![\w.]){re.escape(self.subject)}\.get\({_KEY}"
-            rf"(?:, {re.escape(missing)})?\)"
-        )
-        first = self._patterns[0].cond
-        parts = first.parts if isinstance(first, All) else (first,)
-        opening = parts[0] if parts else None
-        if not (
-            isinstance(opening, Test) and is_kind_test(opening, self.subject, "mapping")
-        ):
-            return
-        # in the order the first case looks them up (a set's order would
-        # change with the hash seed, and the temporaries' names with it)
-        looked_up = list(
-            dict.fromkeys(
-                m.group(1)
-                for part in parts
-                if isinstance(part, Test)
-                for m in self._key_read.finditer(part.expr)
-            )
-        )
-        counts: Dict[str, int] = {}
-        for text in self._texts():
-            for m in self._key_read.finditer(text):
-                counts[m.group(1)] = counts.get(m.group(1), 0) + 1
         kind = self.kinds[self.subject]
-        for key in sorted(looked_up, key=lambda k: -counts.get(k, 0)):
-            if counts.get(key, 0) < FIRST_ITEM_READS or not _constant(key):
-                continue
-            temp = self._names.temp("key")
-            self.keys[key] = temp
-            self.statements.append(
-                f"{temp} = {self.subject}.get({key}, {missing})"
-                f" if {kind} == {MAPPING} else {missing}"
-            )
-            self.temps.append(temp)
+        shared = SharedKeys(
+            self.subject,
+            self._helper,
+            self._patterns,
+            lambda key: self._names.temp("key"),
+        )
+        self.shared = shared
+        self.keys = shared.keys
+        self.statements.extend(shared.assignments(f"{kind} == {MAPPING}"))
+        self.temps.extend(shared.keys.values())
 
     def _inline_unread_kind(self) -> None:
         """When the shared values stand in for every mapping check, the kind
@@ -208,46 +182,6 @@ class SubjectFacts:
         ]
         self.temps.remove(kind)
         del self.kinds[self.subject]
-
-    def _without_implied_kind(self, cond: Cond) -> Cond:
-        """Drops the subject's mapping check where a test of a shared value
-        follows it that the sentinel fails (equality with a literal, ``in``
-        literals, ``is``, a builtin's isinstance()): for anything but a
-        mapping the value is the sentinel, so that test alone rejects it."""
-        if isinstance(cond, Test):
-            return cond
-        if isinstance(cond, AnyOf):
-            alternatives = tuple(
-                self._without_implied_kind(a) for a in cond.alternatives
-            )
-            return AnyOf(alternatives, cond.stores)
-        parts = [self._without_implied_kind(part) for part in cond.parts]
-        kept = [
-            part
-            for i, part in enumerate(parts)
-            if not (
-                is_kind_test(part, self.subject, "mapping")
-                and self._rejects_sentinel(parts[i + 1 : i + 2])
-            )
-        ]
-        return All(tuple(kept))
-
-    def _rejects_sentinel(self, following: Sequence[Cond]) -> bool:
-        if not following or not isinstance(following[0], Test):
-            return False
-        expr = following[0].expr
-        for temp in self.keys.values():
-            if expr.startswith((f"{temp} == ", f"{temp} in (", f"{temp} is ")):
-                return True
-            # a builtin's own isinstance() (the lowering spells a shadowed
-            # builtin otherwise); a foreign class could accept the sentinel
-            builtin = re.match(rf"isinstance\({re.escape(temp)}, (\w+)\)", expr)
-            if builtin and builtin.group(1) in MATCH_SELF_TYPES:
-                return True
-        return False
-
-    def _key_temp(self, read: "re.Match[str]") -> str:
-        return self.keys.get(read.group(1), read.group(0))
 
     def _texts(self) -> Iterator[str]:
         for pattern in self._patterns:
@@ -322,6 +256,16 @@ class SubjectFacts:
             tuple(self._cond(a, in_sequence) for a in cond.alternatives), cond.stores
         )
 
+    def _value(self, value: Value, in_sequence: bool) -> Value:
+        if isinstance(value, str):
+            return value
+        return Choice(
+            tuple(
+                (self._cond(cond, in_sequence), self._value(option, in_sequence))
+                for cond, option in value.options
+            )
+        )
+
     def _implied(self, part: Cond, following: Sequence[Cond]) -> bool:
         """A sequence check followed by length checks on the shared length
         (directly, or first thing in every alternative of an or-pattern):
@@ -345,9 +289,138 @@ class SubjectFacts:
         return test
 
 
+class SharedKeys:
+    """Values under constant keys of a mapping subject that the first case
+    looks up (CPython's first case looks each of its keys up on every
+    mapping long enough) and the cases read often: ``match event:`` with
+    ``{"type": ...}`` in every case looks ``type`` up once, into a variable
+    the cases then test (both layouts).
+
+    The value is read once the subject is known to be a mapping, with the
+    sentinel for a missing key; the lowering only reads a value without the
+    sentinel where the sub-pattern rejects None, and so rejects the sentinel
+    too. For anything but a mapping the variable holds the sentinel, so a
+    mapping check followed by a test the sentinel fails can go.
+    """
+
+    def __init__(
+        self,
+        subject: str,
+        helper: str,
+        patterns: Sequence[LoweredPattern],
+        new_name: Callable[[str], str],
+    ) -> None:
+        self.subject = subject
+        self.missing = f"{helper}.MISSING"
+        #: constant key (as spelled) -> the variable holding its value
+        self.keys: Dict[str, str] = {}
+        self.shared: Optional[SharedKeys] = None
+        self._read = re.compile(
+            rf"(?<![\w.]){re.escape(subject)}\.get\({_KEY}"
+            rf"(?:, {re.escape(self.missing)})?\)"
+        )
+        if not patterns:
+            return
+        first = patterns[0].cond
+        parts = first.parts if isinstance(first, All) else (first,)
+        opening = parts[0] if parts else None
+        if not (
+            isinstance(opening, Test) and is_kind_test(opening, subject, "mapping")
+        ):
+            return
+        self.check = opening
+        # in the order the first case looks them up (a set's order would
+        # change with the hash seed, and the variables' names with it)
+        looked_up = self._looked_up = list(
+            dict.fromkeys(
+                m.group(1)
+                for part in parts
+                if isinstance(part, Test)
+                for m in self._read.finditer(part.expr)
+            )
+        )
+        counts: Dict[str, int] = {}
+        for pattern in patterns:
+            for text in _texts_of(pattern):
+                for m in self._read.finditer(text):
+                    counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+        for key in sorted(looked_up, key=lambda k: -counts.get(k, 0)):
+            if counts.get(key, 0) >= FIRST_ITEM_READS and _constant(key):
+                self.keys[key] = new_name(key)
+
+    def assignments(self, is_mapping: str, in_lookup_order: bool = False) -> List[str]:
+        """The statements that look the keys up: the most read first, or
+        ``in_lookup_order``, in the first case's order (as a person lists
+        them)."""
+        keys = list(self.keys)
+        if in_lookup_order:
+            keys.sort(key=self._looked_up.index)
+        return [
+            f"{self.keys[key]} = {self.subject}.get({key}, {self.missing})"
+            f" if {is_mapping} else {self.missing}"
+            for key in keys
+        ]
+
+    def rewrite_text(self, text: str) -> str:
+        return self._read.sub(self._name_of, text)
+
+    def rewrite(self, pattern: LoweredPattern, drop_checks: bool) -> LoweredPattern:
+        """``pattern`` reading the variables; ``drop_checks``: without the
+        mapping checks they make redundant."""
+        cond = _rewrite_cond(pattern.cond, self.rewrite_text)
+        if drop_checks:
+            cond = self.without_implied_check(cond)
+        bindings = tuple(
+            (name, _rewrite_value(value, self.rewrite_text))
+            for name, value in pattern.bindings
+        )
+        return LoweredPattern(cond, bindings)
+
+    def _name_of(self, read: "re.Match[str]") -> str:
+        return self.keys.get(read.group(1), read.group(0))
+
+    def without_implied_check(self, cond: Cond) -> Cond:
+        """Drops the subject's mapping check where a test of a shared value
+        follows it that the sentinel fails (equality with a literal, ``in``
+        literals, ``is``, a builtin's isinstance()): for anything but a
+        mapping the value is the sentinel, so that test alone rejects it."""
+        if isinstance(cond, Test):
+            return cond
+        if isinstance(cond, AnyOf):
+            alternatives = tuple(
+                self.without_implied_check(a) for a in cond.alternatives
+            )
+            return AnyOf(alternatives, cond.stores)
+        parts = [self.without_implied_check(part) for part in cond.parts]
+        kept = [
+            part
+            for i, part in enumerate(parts)
+            if not (
+                is_kind_test(part, self.subject, "mapping")
+                and self._rejects_sentinel(parts[i + 1 : i + 2])
+            )
+        ]
+        return All(tuple(kept))
+
+    def _rejects_sentinel(self, following: Sequence[Cond]) -> bool:
+        if not following or not isinstance(following[0], Test):
+            return False
+        expr = following[0].expr
+        for temp in self.keys.values():
+            if expr.startswith((f"{temp} == ", f"{temp} in (", f"{temp} is ")):
+                return True
+            # a builtin's own isinstance() (the lowering spells a shadowed
+            # builtin otherwise); a foreign class could accept the sentinel
+            builtin = re.match(rf"isinstance\({re.escape(temp)}, (\w+)\)", expr)
+            if builtin and builtin.group(1) in MATCH_SELF_TYPES:
+                return True
+        return False
+
+
 def _rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
     if isinstance(cond, Test):
-        return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, cond.readable)
+        readable = rewrite(cond.readable) if cond.readable else cond.readable
+        return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, readable)
     if isinstance(cond, All):
         return All(tuple(_rewrite_cond(part, rewrite) for part in cond.parts))
     stores = tuple(
