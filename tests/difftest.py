@@ -1139,9 +1139,12 @@ class Case:
 
 
 # Where a generated match statement runs: a function (as most do), a
-# closure reading the subject from the enclosing function, a class body, or
-# the module itself (in a loop over the subjects).
-SCOPES = ("function", "closure", "class", "module")
+# closure reading the subject from the enclosing function, a class body, the
+# module itself (in a loop over the subjects), or a "quiet" function: one
+# that reads its captures only in the bodies and guards of the cases that
+# capture them and never calls locals(), where the lowering may store a
+# capture where its value is first read (spam_transpile.lowering.early_binding).
+SCOPES = ("function", "closure", "class", "module", "quiet")
 
 
 @dataclasses.dataclass
@@ -1328,7 +1331,7 @@ class ProgramGen:
             if i < n - 1 and p.irrefutable and not guard:
                 p = _refutable(p)
             cases.append(Case(p, guard))
-        scope = "function" if chance(self.ch, 55) else pick(self.ch, SCOPES)
+        scope = "function" if chance(self.ch, 40) else pick(self.ch, SCOPES)
         subject = "s" if chance(self.ch, 60) else pick(self.ch, ["call", "pair"])
         return MatchSpec(cases, scope, subject)
 
@@ -1414,7 +1417,7 @@ class ProgramGen:
         return self.subject(2)
 
 
-def _match_lines(index: int, spec: MatchSpec, dump: str) -> list[str]:
+def _match_lines(index: int, spec: MatchSpec, dump: str | None) -> list[str]:
     """The statement and the lines after it, indented from column 0."""
     fname = f"f{index}"
     subject, pattern = {
@@ -1432,10 +1435,12 @@ def _match_lines(index: int, spec: MatchSpec, dump: str) -> list[str]:
         # A comprehension in the body: its first iterable is evaluated in the
         # statement's scope, the rest in a scope of its own (even in a class).
         seen = ", ".join(case.pattern.names + ("",))
-        lines.append(
-            f"        print('case', {ci}, {dump}, [dt.show(v) for v in ({seen})])"
-        )
-    lines.append(f"print('end', {dump})")
+        shown = f"[dt.show(v) for v in ({seen})]"
+        if dump is None:
+            lines.append(f"        print('case', {ci}, {shown})")
+        else:
+            lines.append(f"        print('case', {ci}, {dump}, {shown})")
+    lines.append("print('end')" if dump is None else f"print('end', {dump})")
     return lines
 
 
@@ -1462,7 +1467,8 @@ def render_function(index: int, spec: MatchSpec) -> str:
         lines += ["    except Exception as e:", "        raised(e)"]
         lines += _indented(reset, 4)
         return "\n".join(lines) + "\n"
-    body = _match_lines(index, spec, "dt.dump_user(locals())")
+    quiet = spec.scope == "quiet"
+    body = _match_lines(index, spec, None if quiet else "dt.dump_user(locals())")
     lines = [f"def {fname}(s):"]
     if spec.scope == "closure":
         lines += ["    def inner():"] + _indented(body, 8) + ["    inner()"]

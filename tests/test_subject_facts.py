@@ -211,13 +211,13 @@ def f(event):
             KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
             """\
             event; _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING
-            if _spam_key2 == "click" and isinstance(event.get("x"), int) and [(x := event.get("x"))]:
+            if _spam_key2 == "click" and isinstance((x := event.get("x")), int):
             return x
-            elif _spam_key2 == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
+            elif _spam_key2 == "key" and isinstance((key := event.get("key")), str):
             return key
             elif _spam_key2 is None:
             return None
-            elif isinstance(_spam_key2, str) and [(kind := _spam_key2), (rest := _spam.rest(event, ("type",)))]:
+            elif isinstance((kind := _spam_key2), str) and [(rest := _spam.rest(event, ("type",)))]:
             return kind, rest
             elif event is event:
             return 'other'""",
@@ -230,11 +230,11 @@ def f(event):
             event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else 2 if type(event) is dict else _spam.kind(event); _spam_len2 = len(event) if _spam_kind1 == 1 else -1
             if _spam_len2 == 1 and [(x := event[0])]:
             return x
-            elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance(event.get("key"), str) and [(key := event.get("key"))]:
+            elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance((key := event.get("key")), str):
             return key
             elif _spam_kind1 == 2 and event.get("type", _spam.MISSING) is None:
             return None
-            elif _spam_kind1 == 2 and isinstance(event.get("type"), str) and [(kind := event.get("type")), (rest := _spam.rest(event, ("type",)))]:
+            elif _spam_kind1 == 2 and isinstance((kind := event.get("type")), str) and [(rest := _spam.rest(event, ("type",)))]:
             return kind, rest
             elif event is event:
             return 'other'""",

@@ -15,7 +15,8 @@ may be read again: PEP 634 leaves how often and in which order items,
 attributes and lengths are read unspecified, so the lowering needs no
 temporaries for them and nothing is left in ``locals()``. Captures are not
 tests: CPython stores them only once the whole pattern has matched, so the
-emitters store every binding after the condition.
+emitters store every binding after the condition (but where no code can tell
+the difference: early_binding stores one where its value is first read).
 
 Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
 (``"kind"`` for a sequence/mapping check, ``"len"``, ``"eq"``, ...), and for

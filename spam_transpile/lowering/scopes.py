@@ -161,18 +161,18 @@ def capture_names(match: cst.Match) -> list:
     """Names the patterns of ``match`` capture, in order of first appearance."""
     ordered: list = []
     for case in match.cases:
-        for node in _pattern_names(case.pattern):
+        for node in capture_names_of(case.pattern):
             if node not in ordered:
                 ordered.append(node)
     return ordered
 
 
-def _pattern_names(pattern: cst.CSTNode) -> list:
+def capture_names_of(pattern: cst.CSTNode) -> list:
     """Captured names in text order, by direct recursion (no visitor copies)."""
     out: list = []
     if isinstance(pattern, cst.MatchAs):
         if pattern.pattern is not None:
-            out += _pattern_names(pattern.pattern)
+            out += capture_names_of(pattern.pattern)
         if pattern.name is not None:
             out.append(pattern.name.value)
     elif isinstance(pattern, cst.MatchStar):
@@ -180,22 +180,22 @@ def _pattern_names(pattern: cst.CSTNode) -> list:
             out.append(pattern.name.value)
     elif isinstance(pattern, cst.MatchOr):
         for alternative in pattern.patterns:
-            out += _pattern_names(alternative.pattern)
+            out += capture_names_of(alternative.pattern)
     elif isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
         for item in pattern.patterns:
-            out += _pattern_names(
+            out += capture_names_of(
                 item if isinstance(item, cst.MatchStar) else item.value
             )
     elif isinstance(pattern, cst.MatchMapping):
         for pair in pattern.elements:
-            out += _pattern_names(pair.pattern)
+            out += capture_names_of(pair.pattern)
         if pattern.rest is not None:
             out.append(pattern.rest.value)
     elif isinstance(pattern, cst.MatchClass):
         for argument in pattern.patterns:
-            out += _pattern_names(argument.value)
+            out += capture_names_of(argument.value)
         for keyword in pattern.kwds:
-            out += _pattern_names(keyword.pattern)
+            out += capture_names_of(keyword.pattern)
     return out
 
 

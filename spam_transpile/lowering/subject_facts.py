@@ -137,9 +137,9 @@ class SubjectFacts:
         if not (self.first or self.keys):
             return LoweredPattern(cond, bindings)
         bindings = tuple(
-            (name, _rewrite_value(value, self._use_shared)) for name, value in bindings
+            (name, rewrite_value(value, self._use_shared)) for name, value in bindings
         )
-        cond = _rewrite_cond(cond, self._use_shared)
+        cond = rewrite_cond(cond, self._use_shared)
         if self.shared is not None and self.keys:
             cond = self.shared.without_implied_check(cond)
         return LoweredPattern(cond, bindings)
@@ -367,11 +367,11 @@ class SharedKeys:
     def rewrite(self, pattern: LoweredPattern, drop_checks: bool) -> LoweredPattern:
         """``pattern`` reading the variables; ``drop_checks``: without the
         mapping checks they make redundant."""
-        cond = _rewrite_cond(pattern.cond, self.rewrite_text)
+        cond = rewrite_cond(pattern.cond, self.rewrite_text)
         if drop_checks:
             cond = self.without_implied_check(cond)
         bindings = tuple(
-            (name, _rewrite_value(value, self.rewrite_text))
+            (name, rewrite_value(value, self.rewrite_text))
             for name, value in pattern.bindings
         )
         return LoweredPattern(cond, bindings)
@@ -417,25 +417,25 @@ class SharedKeys:
         return False
 
 
-def _rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
+def rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
     if isinstance(cond, Test):
         readable = rewrite(cond.readable) if cond.readable else cond.readable
         return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, readable)
     if isinstance(cond, All):
-        return All(tuple(_rewrite_cond(part, rewrite) for part in cond.parts))
+        return All(tuple(rewrite_cond(part, rewrite) for part in cond.parts))
     stores = tuple(
-        tuple((name, _rewrite_value(value, rewrite)) for name, value in alternative)
+        tuple((name, rewrite_value(value, rewrite)) for name, value in alternative)
         for alternative in cond.stores
     )
-    return AnyOf(tuple(_rewrite_cond(a, rewrite) for a in cond.alternatives), stores)
+    return AnyOf(tuple(rewrite_cond(a, rewrite) for a in cond.alternatives), stores)
 
 
-def _rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
+def rewrite_value(value: Value, rewrite: Callable[[str], str]) -> Value:
     if isinstance(value, str):
         return rewrite(value)
     return Choice(
         tuple(
-            (_rewrite_cond(cond, rewrite), _rewrite_value(option, rewrite))
+            (rewrite_cond(cond, rewrite), rewrite_value(option, rewrite))
             for cond, option in value.options
         )
     )

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -28,6 +28,7 @@ from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.codegen import code_for
 from spam_transpile.cstwalk import contains
 from spam_transpile.lowering import emit
+from spam_transpile.lowering.early_binding import bind_early, quiet_captures
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
 from spam_transpile.lowering.facts import ModuleFacts
@@ -72,6 +73,14 @@ class Scope:
     #: ``try``/``with`` statements of this scope around the statement being
     #: visited: code of theirs can run after a ``return`` in it
     around: int = 0
+    #: captures that may be stored before their case matched (early_binding)
+    quiet: Optional[FrozenSet[str]] = None
+
+    def quiet_captures(self) -> FrozenSet[str]:
+        if self.quiet is None:
+            assert isinstance(self.node, cst.FunctionDef)
+            self.quiet = quiet_captures(self.node)
+        return self.quiet
 
     def declared_globals(self) -> frozenset:
         return self._declarations()[0]
@@ -615,8 +624,10 @@ class MatchEmitter:
             first_keys=self.scope.kind == FUNCTION
             and f"{self.subject}.get(" not in self.owner.source,
         )
+        quiet = self._quiet_captures()
         for pattern in lowered:
-            tests.append(self._pattern_test(self.facts.apply(pattern)))
+            pattern = bind_early(self.facts.apply(pattern), quiet)
+            tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
         for statement in self.facts.statements:
@@ -633,6 +644,17 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _quiet_captures(self) -> FrozenSet[str]:
+        """Captures this match may store early: keep-lines, in a function,
+        where ``:=`` stores them (3.8+)."""
+        if (
+            self.layout != "keep-lines"
+            or self.scope.kind != FUNCTION
+            or self.owner.target < (3, 8)
+        ):
+            return frozenset()
+        return self.scope.quiet_captures()
 
     def _facts_hidden(self, cases: Sequence[cst.MatchCase]) -> bool:
         """Whether temporaries for shared facts stay out of sight: beside a

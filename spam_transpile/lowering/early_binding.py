@@ -1,0 +1,406 @@
+"""Captures stored where their value is first read (keep-lines layout).
+
+CPython stores a case's captures only once its whole pattern matched, so the
+lowering reads each captured value again after the case's tests:
+``isinstance(event.get("x"), int) and [(x := event.get("x"))]``. PEP 634
+leaves the bindings of a failed match unspecified ("shouldn't assume that
+variables are unchanged by a failed match"); test_patma checks CPython's
+(``locals()`` after a failed alternative).
+
+So a capture is stored where its value is first read,
+``isinstance((x := event.get("x")), int)``, only where no code can tell the
+difference: in a function that calls none of ``locals()``, ``vars()``,
+``dir()``, ``eval()``, ``exec()``, ``breakpoint()`` or a frame getter, for a
+name that is neither global, nonlocal nor used by a nested scope (a closure
+made in an earlier run would see it change), and that nothing reads but the
+guards and bodies of cases capturing it, each of which has stored it by then.
+A debugger, or code reading the frame's variables from outside, is what may
+still see a capture of a case that then failed (README, Known limits).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import io
+import re
+import tokenize
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Union
+
+import libcst as cst
+
+from spam_transpile.cstwalk import pattern_nodes
+from spam_transpile.lowering.emit import case_test, walrus_binder
+from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value
+from spam_transpile.lowering.scopes import capture_names_of
+from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
+
+__all__ = ["bind_early", "quiet_captures"]
+
+# Calls that can read the function's variables by name.
+FRAME_READERS = frozenset(
+    ["locals", "vars", "dir", "eval", "exec", "breakpoint", "_getframe", "currentframe"]
+)
+
+_NESTED = (
+    cst.FunctionDef,
+    cst.ClassDef,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+_NOT_READ = (cst.Import, cst.ImportFrom, cst.Pass, cst.Break, cst.Continue)
+
+
+class _ReadsFrame(Exception):
+    pass
+
+
+def quiet_captures(function: cst.FunctionDef) -> FrozenSet[str]:
+    """The names captured in ``function``'s own match statements that may be
+    stored before their case has matched (see the module's docstring).
+
+    LibCST's tree, walked by its fields: the standard tree has no match
+    statements before 3.10, and the output must not depend on the
+    interpreter running the tool."""
+    walk = _Walk()
+    try:
+        walk.node(function.body, frozenset())
+    except _ReadsFrame:
+        return frozenset()
+    return frozenset(walk.captured - walk.spoiled)
+
+
+class _Walk:
+    """Which names are read where: ``bound`` holds the names the cases
+    around the node capture (stored already when it runs)."""
+
+    def __init__(self) -> None:
+        self.captured: Set[str] = set()
+        self.spoiled: Set[str] = set()
+
+    def node(self, node: cst.CSTNode, bound: FrozenSet[str]) -> None:
+        kind = type(node)
+        method = _METHODS.get(kind)
+        if method is not None:
+            method(self, node, bound)
+            return
+        if kind in _NESTED:
+            self.nested(node, bound)
+        elif kind not in _NOT_READ:
+            for child in _children(node):
+                self.node(child, bound)
+
+    def name(self, node: cst.Name, bound: FrozenSet[str]) -> None:
+        if node.value not in bound:
+            self.spoiled.add(node.value)
+
+    def attribute(self, node: cst.Attribute, bound: FrozenSet[str]) -> None:
+        self.node(node.value, bound)  # ``.attr`` names no variable
+
+    def call(self, node: cst.Call, bound: FrozenSet[str]) -> None:
+        if _called(node) in FRAME_READERS:
+            raise _ReadsFrame
+        self.node(node.func, bound)
+        for arg in node.args:
+            self.node(arg.value, bound)  # a keyword names no variable
+
+    def target(self, node: cst.CSTNode, bound: FrozenSet[str]) -> None:
+        """An assignment's target: a name is stored, not read."""
+        if isinstance(node, cst.Name):
+            return
+        if isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self.target(element.value, bound)
+        elif isinstance(node, cst.StarredElement):
+            self.target(node.value, bound)
+        else:  # ``a.b = ``, ``a[i] = ``: reads ``a`` and ``i``
+            self.node(node, bound)
+
+    def assign(self, node: cst.Assign, bound: FrozenSet[str]) -> None:
+        for target in node.targets:
+            self.target(target.target, bound)
+        self.node(node.value, bound)
+
+    def ann_assign(self, node: cst.AnnAssign, bound: FrozenSet[str]) -> None:
+        self.target(node.target, bound)
+        self.node(node.annotation, bound)
+        if node.value is not None:
+            self.node(node.value, bound)
+
+    def for_(self, node: cst.For, bound: FrozenSet[str]) -> None:
+        self.target(node.target, bound)
+        for part in (node.iter, node.body, node.orelse):
+            if part is not None:
+                self.node(part, bound)
+
+    def named_expr(self, node: cst.NamedExpr, bound: FrozenSet[str]) -> None:
+        self.target(node.target, bound)
+        self.node(node.value, bound)
+
+    def as_name(self, node: cst.AsName, bound: FrozenSet[str]) -> None:
+        self.target(node.name, bound)
+
+    def declaration(
+        self, node: Union[cst.Global, cst.Nonlocal], bound: FrozenSet[str]
+    ) -> None:
+        self.spoiled.update(item.name.value for item in node.names)
+
+    def nested(self, node: cst.CSTNode, bound: FrozenSet[str]) -> None:
+        """A nested scope: every name it uses may be a cell of the function's.
+        A comprehension's first iterable runs in the function itself."""
+        inside: List[cst.CSTNode] = [node]
+        if isinstance(node, _COMPREHENSIONS):
+            first = node.for_in
+            self.node(first.iter, bound)
+            inside = [
+                first.target,
+                *first.ifs,
+                *([first.inner_for_in] if first.inner_for_in else []),
+            ]
+            inside += [node.key, node.value] if isinstance(node, cst.DictComp) else []
+            inside += [] if isinstance(node, cst.DictComp) else [node.elt]
+        spoiled = self.spoiled
+        for part in inside:
+            for inner in _descendants(part):
+                if type(inner) is cst.Name:
+                    spoiled.add(inner.value)  # type: ignore[attr-defined]
+                elif type(inner) is cst.Call and _called(inner) in FRAME_READERS:
+                    raise _ReadsFrame  # ``sys._getframe(1)`` in a helper of its
+
+    def match(self, node: cst.Match, bound: FrozenSet[str]) -> None:
+        self.node(node.subject, bound)
+        for case in node.cases:
+            names = frozenset(capture_names_of(case.pattern))
+            self.captured.update(names)
+            self.pattern(case.pattern, bound)
+            inner = bound | names
+            if case.guard is not None:
+                self.node(case.guard, inner)
+            self.node(case.body, inner)
+
+    def pattern(self, node: cst.CSTNode, bound: FrozenSet[str]) -> None:
+        """What a pattern reads: values, classes and keys, not captures."""
+        for part in pattern_nodes(node):  # type: ignore[arg-type]
+            kind = type(part)
+            if kind is cst.MatchValue:
+                self.node(part.value, bound)  # type: ignore[attr-defined]
+            elif kind is cst.MatchClass:
+                self.node(part.cls, bound)  # type: ignore[attr-defined]
+            elif kind is cst.MatchMappingElement:
+                self.node(part.key, bound)  # type: ignore[attr-defined]
+
+
+_METHODS: Dict[type, Callable[..., None]] = {
+    cst.Name: _Walk.name,
+    cst.Attribute: _Walk.attribute,
+    cst.Call: _Walk.call,
+    cst.Assign: _Walk.assign,
+    cst.AnnAssign: _Walk.ann_assign,
+    cst.For: _Walk.for_,
+    cst.NamedExpr: _Walk.named_expr,
+    cst.AsName: _Walk.as_name,
+    cst.Global: _Walk.declaration,
+    cst.Nonlocal: _Walk.declaration,
+    cst.Match: _Walk.match,
+}
+
+
+def _called(node: cst.Call) -> Optional[str]:
+    func = node.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(type(node))
+        )
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif type(value) is tuple or type(value) is list:
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def _descendants(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    yield node
+    for child in _children(node):
+        yield from _descendants(child)
+
+
+# -- the lowered pattern -----------------------------------------------------
+
+
+def bind_early(pattern: LoweredPattern, quiet: FrozenSet[str]) -> LoweredPattern:
+    """``pattern`` with each capture of a ``quiet`` name stored by ``:=`` at
+    the first read of its value that always runs once the test before it
+    held, and read from the name after that."""
+    if not quiet or not pattern.bindings:
+        return pattern
+    cond = pattern.cond
+    parts: List[Cond] = list(cond.parts) if isinstance(cond, All) else [cond]
+    bindings: List[Tuple[str, Value]] = list(pattern.bindings)
+    stored: Set[str] = set()
+    index = 0
+    while index < len(bindings):
+        name, value = bindings[index]
+        # ``{k: m as d}``: once ``m`` is stored, ``d``'s value reads ``m``
+        if name in quiet and isinstance(value, str) and value not in stored:
+            placed = _place(name, value, parts, bindings)
+            if placed is not None:
+                parts, bindings = placed
+                stored.add(name)
+                continue  # the binding at ``index`` is gone
+        index += 1
+    new_cond: Cond = All(tuple(parts)) if isinstance(cond, All) else parts[0]
+    return LoweredPattern(new_cond, tuple(bindings))
+
+
+def _place(
+    name: str, value: str, parts: List[Cond], bindings: List[Tuple[str, Value]]
+) -> Optional[Tuple[List[Cond], List[Tuple[str, Value]]]]:
+    # everything the case's test reads, in one text
+    text = case_test(
+        LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
+    )
+    reads = [_read_pattern(value)] + [_read_pattern(v) for v in _defaulted(value)]
+    if any(_in_string(text, read) for read in reads):
+        return None  # a literal spells the path: text replacement could hit it
+    for at, part in enumerate(parts):
+        if not isinstance(part, Test):
+            continue
+        for read in reads:
+            site = _site(part.expr, read)
+            if site is None:
+                continue
+            start, end = site
+            replace = _replacer(reads[0], name)
+            # What follows the first read in the text runs after it, if at
+            # all: the first read runs whenever the test does.
+            stored = f"({name} := {part.expr[start:end]})"
+            placed = Test(
+                part.expr[:start] + stored + replace(part.expr[end:]),
+                part.kind,
+                part.path,
+                part.fact,
+                part.readable,
+            )
+            later = [rewrite_cond(p, replace) for p in parts[at + 1 :]]
+            rest = [
+                (other, rewrite_value(v, replace))
+                for other, v in bindings
+                if other != name
+            ]
+            return [*parts[:at], placed, *later], rest
+    return None
+
+
+def _defaulted(value: str) -> List[str]:
+    """``s.get(k, _spam.MISSING)`` for ``s.get(k)``: the key test's read,
+    the same value where the key is present."""
+    found = re.fullmatch(r"(.+)\.get\((.+)\)", value)
+    return [] if found is None else [f"{found.group(1)}.get({found.group(2)}, "]
+
+
+def _read_pattern(value: str) -> "re.Pattern[str]":
+    if value.endswith(", "):  # a defaulted ``get``: up to its closing paren
+        return re.compile(rf"(?<![\w.]){re.escape(value)}[\w.]+\)")
+    return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\s*:=)")
+
+
+def _replacer(read: "re.Pattern[str]", name: str) -> Callable[[str], str]:
+    return lambda text: read.sub(name, text)
+
+
+def _site(expr: str, read: "re.Pattern[str]") -> Optional[Tuple[int, int]]:
+    """Where in ``expr`` its first read by ``read`` is, if that read runs
+    whenever ``expr`` is evaluated, and before any other."""
+    found = read.search(expr)
+    if found is None:
+        return None
+    marker = "_spam_site_"
+    try:
+        tree = ast.parse(
+            expr[: found.start()] + marker + expr[found.end() :], mode="eval"
+        )
+    except SyntaxError:
+        return None
+    parents = {
+        id(child): node
+        for node in ast.walk(tree)
+        for child in ast.iter_child_nodes(node)
+    }
+    node: ast.AST = next(
+        n for n in ast.walk(tree) if type(n) is ast.Name and n.id == marker  # type: ignore[attr-defined]
+    )
+    while not isinstance(node, ast.Expression):
+        parent = parents[id(node)]
+        if not _always_evaluates(parent, node):
+            return None
+        node = parent
+    return found.start(), found.end()
+
+
+def _always_evaluates(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether evaluating ``parent`` always evaluates ``child``."""
+    if isinstance(parent, ast.BoolOp):
+        return child is parent.values[0]
+    if isinstance(parent, ast.IfExp):
+        return child is parent.test
+    if isinstance(parent, ast.Compare):
+        return child is parent.left or child is parent.comparators[0]
+    return isinstance(
+        parent,
+        (
+            ast.Expression,
+            ast.Call,
+            ast.keyword,
+            ast.Attribute,
+            ast.Subscript,
+            ast.BinOp,
+            ast.UnaryOp,
+            ast.Tuple,
+            ast.List,
+            ast.Set,
+            ast.Dict,
+            ast.NamedExpr,
+            ast.Starred,
+        ),
+    )
+
+
+def _in_string(text: str, read: "re.Pattern[str]") -> bool:
+    """Whether a match of ``read`` in ``text`` lies inside a string literal."""
+    if not read.search(text) or not any(q in text for q in "'\""):
+        return False
+    if "\n" in text:
+        return True  # columns alone would not place it
+    spans = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING:
+                spans.append((token.start[1], token.end[1]))
+    except (tokenize.TokenError, SyntaxError):
+        return True
+    return any(
+        start < found.end() and found.start() < end
+        for found in read.finditer(text)
+        for start, end in spans
+        if not (start >= found.start() and end <= found.end())
+    )

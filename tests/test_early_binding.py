@@ -1,0 +1,300 @@
+"""Captures stored where their value is first read (keep-lines layout).
+
+Only where no code can tell: the names a function reads nowhere but in the
+cases capturing them, in a function that never reads its own frame. The
+differential fuzzer's "quiet" scope runs such functions against CPython.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import FrozenSet
+
+import libcst as cst
+import pytest
+
+from interpreters import require_interpreter
+from spam_transpile import transpile
+from spam_transpile.lowering.early_binding import bind_early, quiet_captures
+from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
+from spam_transpile.lowering.ir import Test as Check
+from test_readable import _run
+
+
+def _quiet(source: str) -> FrozenSet[str]:
+    module = cst.parse_module(textwrap.dedent(source))
+    function = module.body[0]
+    assert isinstance(function, cst.FunctionDef)
+    return quiet_captures(function)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x, y]:
+                        return x + y
+                    case {"k": x}:
+                        del x
+            """,
+            {"x", "y"},
+            id="read-only-where-captured",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x, y] if x > 0:
+                        return y
+                    case _:
+                        pass
+                return x
+            """,
+            {"y"},
+            id="read-after-the-match",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x]:
+                        return x
+                    case {"k": y}:
+                        return x
+            """,
+            {"y"},
+            id="read-by-a-case-that-does-not-capture-it",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x]:
+                        return x
+                print(locals())
+            """,
+            set(),
+            id="locals",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x]:
+                        return sys._getframe(0)
+            """,
+            set(),
+            id="frame-getter",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x]:
+                        return lambda: x
+                    case [x, y]:
+                        return [x for _ in y]
+            """,
+            {"y"},
+            id="closure-and-comprehension-body",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                global x
+                nonlocal_free = 1
+                match v:
+                    case [x, y]:
+                        return y
+            """,
+            {"y"},
+            id="global",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [x, C.x]:
+                        return x
+                    case [y, y.real]:
+                        return y
+            """,
+            {"x"},
+            id="value-pattern-reads",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                for item in v:
+                    match item:
+                        case [x]:
+                            x += 1
+                            match x:
+                                case int(n) if n > x:
+                                    return n
+                    x = 0
+            """,
+            {"x", "n"},
+            id="nested-matches-and-stores",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                total = 0
+                match v:
+                    case [total]:
+                        pass
+                total += 1
+            """,
+            set(),
+            id="augmented-assignment-reads",
+        ),
+    ],
+)
+def test_quiet_captures(source: str, expected: set) -> None:
+    assert _quiet(source) == frozenset(expected)
+
+
+def _pattern(*parts: str, bindings: tuple = ()) -> LoweredPattern:
+    return LoweredPattern(All(tuple(Check(p) for p in parts)), bindings)
+
+
+@pytest.mark.parametrize(
+    ("parts", "value", "expected_parts", "kept"),
+    [
+        pytest.param(
+            ["isinstance(v.get('x'), int)", "v.get('x') > 0"],
+            "v.get('x')",
+            ["isinstance((x := v.get('x')), int)", "x > 0"],
+            False,
+            id="first-read-then-the-name",
+        ),
+        pytest.param(
+            ["v.get('x', _spam.MISSING) is not _spam.MISSING"],
+            "v.get('x')",
+            ["(x := v.get('x', _spam.MISSING)) is not _spam.MISSING"],
+            False,
+            id="a-key-test-reads-it-with-its-default",
+        ),
+        pytest.param(
+            ["(type(v[0]) is list or _spam.kind(v[0]) == 1)", "len(v[0]) == 2"],
+            "v[0]",
+            ["(type((x := v[0])) is list or _spam.kind(x) == 1)", "len(x) == 2"],
+            False,
+            id="inside-the-first-operand-of-or",
+        ),
+        pytest.param(
+            ["v.a == 1 or v[0] == 2", "v[0] < 3 < v[0]"],
+            "v[0]",
+            ["v.a == 1 or v[0] == 2", "(x := v[0]) < 3 < x"],
+            False,
+            id="never-where-it-may-not-run",
+        ),
+        pytest.param(
+            ["v.a == 1 or v[0] == 2", "3 < 4 < v[0]", "v[0] if v.b else 0"],
+            "v[0]",
+            ["v.a == 1 or v[0] == 2", "3 < 4 < v[0]", "v[0] if v.b else 0"],
+            True,
+            id="no-place-that-always-runs",
+        ),
+        pytest.param(
+            ["v[0] == 'v[0]'"],
+            "v[0]",
+            ["v[0] == 'v[0]'"],
+            True,
+            id="a-literal-spells-the-path",
+        ),
+    ],
+)
+def test_bind_early(parts: list, value: str, expected_parts: list, kept: bool) -> None:
+    lowered = bind_early(_pattern(*parts, bindings=(("x", value),)), frozenset({"x"}))
+    assert isinstance(lowered.cond, All)
+    assert [
+        t.expr for t in lowered.cond.parts if isinstance(t, Check)
+    ] == expected_parts
+    assert bool(lowered.bindings) is kept
+
+
+def test_only_quiet_names_and_plain_values_are_bound_early() -> None:
+    pattern = LoweredPattern(
+        All((Check("isinstance(v[0], int)"), AnyOf((Check("v[1] == 1"),)))),
+        (("x", "v[0]"), ("y", "v[1]")),
+    )
+    lowered = bind_early(pattern, frozenset({"y"}))
+    assert lowered == pattern  # x is not quiet; y is read only inside the or
+
+
+LOUD_AND_QUIET = """\
+import sys
+
+
+def quiet(v):
+    match v:
+        case {"k": int(x), "j": str(y)}:
+            return ("int and str", x, y)
+        case {"k": x, **rest} if x:
+            return ("any", x, sorted(rest))
+        case [int(x), *_] | [_, int(x)]:
+            return ("seq", x)
+        case _:
+            return "miss"
+
+
+def both(v):
+    match v:
+        case {"k": m as d} if d:
+            return ("both", m, d)
+        case [int() as a, (b as c)] if a != c:
+            return ("seq", a, b, c)
+        case _:
+            return "miss"
+
+
+def loud(v):
+    x = y = "before"
+    match v:
+        case {"k": int(x), "j": str(y)}:
+            pass
+        case _:
+            pass
+    return (x, y, sorted(k for k in locals() if not k.startswith("_")))
+
+
+SUBJECTS = [
+    {"k": 1, "j": "s"},
+    {"k": 1, "j": 2},
+    {"k": 0, "j": "s", "z": 1},
+    {"k": "a"},
+    [1, 2],
+    ["a", 3],
+    ["a", "b"],
+    {},
+    None,
+]
+for subject in SUBJECTS:
+    print(quiet(subject), both(subject), loud(subject))
+"""
+
+
+def test_quiet_and_loud_functions_behave_like_native_match(tmp_path: Path) -> None:
+    out = transpile(LOUD_AND_QUIET)
+    quiet, loud = out.split("def loud")
+    assert (
+        'isinstance((x := _spam_key2), int) and isinstance((y := v.get("j")), str)'
+        in quiet
+    )
+    # A failed case leaves the loud function's x alone: stored after it matched.
+    assert '[(x := v.get("k")), (y := v.get("j"))]' in loud
+    source = tmp_path / "native.py"
+    source.write_text(LOUD_AND_QUIET, "utf-8")
+    lowered = tmp_path / "lowered.py"
+    lowered.write_text(out, "utf-8")
+    native = _run(require_interpreter("3.10"), source, tmp_path)
+    for version in ("3.9", "3.8"):
+        ran = _run(require_interpreter(version), lowered, tmp_path)
+        assert ran.returncode == native.returncode == 0, ran.stderr.decode()
+        assert ran.stdout == native.stdout
