@@ -45,7 +45,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "scripts" / "bench"
@@ -60,23 +60,17 @@ except ImportError:  # run from a checkout without installing
 
 # Runs inside each measured interpreter (3.6+), so: no newer syntax. The module
 # is registered in sys.modules because dataclasses look their module up there.
-# The first load is not timed: it imports what the module imports (dataclasses,
-# enum, typing), which would swamp compile + exec of the body itself.
 DRIVER = """
 import json, sys, time, types
 
 def main():
-    path, n, inner, loads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    path, n, inner = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     with open(path, encoding="utf-8") as f:
         source = f.read()
-    load_times = []
-    for i in range(loads + 1):
-        module = types.ModuleType("bench_program_%d" % i)
-        module.__file__ = path
-        sys.modules[module.__name__] = module
-        start = time.perf_counter()
-        exec(compile(source, path, "exec"), module.__dict__)
-        load_times.append(time.perf_counter() - start)
+    module = types.ModuleType("bench_program")
+    module.__file__ = path
+    sys.modules[module.__name__] = module
+    exec(compile(source, path, "exec"), module.__dict__)
     checksum = module.run(n)
     times = []
     for _ in range(inner):
@@ -85,7 +79,39 @@ def main():
         times.append(time.perf_counter() - start)
         if again != checksum:
             sys.exit("run(%d) gave %r, then %r" % (n, checksum, again))
-    print(json.dumps({"checksum": checksum, "load": min(load_times[1:]), "time": min(times)}))
+    print(json.dumps({"checksum": checksum, "time": min(times)}))
+
+main()
+"""
+
+# Module load: every variant of one program loaded in one process, in turn,
+# ``loads`` times each (best kept): a load takes a millisecond or two, and
+# separate processes differ by more than that between them. The first pass is
+# not timed: it imports what the modules import (dataclasses, enum, typing),
+# which would swamp compile + exec of the body itself. Each load starts from a
+# collected heap, as an import does, not amid the garbage of the loads before.
+LOAD_DRIVER = """
+import gc, json, sys, time, types
+
+def main():
+    loads, paths = int(sys.argv[1]), sys.argv[2:]
+    sources = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            sources.append(f.read())
+    best = [float("inf")] * len(paths)
+    for i in range(loads + 1):
+        for j, (path, source) in enumerate(zip(paths, sources)):
+            module = types.ModuleType("bench_load_%d_%d" % (i, j))
+            module.__file__ = path
+            sys.modules[module.__name__] = module
+            gc.collect()
+            start = time.perf_counter()
+            exec(compile(source, path, "exec"), module.__dict__)
+            if i:
+                best[j] = min(best[j], time.perf_counter() - start)
+            del sys.modules[module.__name__]
+    print(json.dumps(best))
 
 main()
 """
@@ -151,7 +177,6 @@ class Job:
 @dataclass
 class Sample:
     checksum: int
-    load: float
     time: float
 
 
@@ -291,16 +316,26 @@ def lower_all(
 # --- measuring ------------------------------------------------------------------
 
 
-def run_job(
-    exe: str, path: Path, n: int, inner: int, loads: int
-) -> Tuple[Optional[Sample], str]:
+def run_job(exe: str, path: Path, n: int, inner: int) -> Tuple[Optional[Sample], str]:
+    result, why = _run_driver(
+        [exe, "-I", "-S", "-c", DRIVER, str(path), str(n), str(inner)]
+    )
+    if result is None:
+        return None, why
+    return Sample(int(result["checksum"]), result["time"]), ""
+
+
+def measure_loads(exe: str, paths: List[Path], loads: int) -> Optional[List[float]]:
+    """Best compile + exec time of each of ``paths``, loaded in one process."""
+    command = [exe, "-I", "-S", "-c", LOAD_DRIVER, str(loads), *map(str, paths)]
+    result, _ = _run_driver(command)
+    return result
+
+
+def _run_driver(command: List[str]) -> Tuple[Any, str]:
+    """The JSON a driver prints last, or None and why not."""
     try:
-        done = subprocess.run(
-            [exe, "-I", "-S", "-c", DRIVER, str(path), str(n), str(inner), str(loads)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         return None, "timed out after 600 s"
     if done.returncode != 0:
@@ -309,8 +344,7 @@ def run_job(
         # one 10,000-character generated line, so keep it short.
         last = lines[-1] if lines else f"exit status {done.returncode}"
         return None, last[:300]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    return Sample(int(result["checksum"]), result["load"], result["time"]), ""
+    return json.loads(done.stdout.strip().splitlines()[-1]), ""
 
 
 def measure_transpile_speed(
@@ -389,6 +423,9 @@ class Results:
 
     def __init__(self) -> None:
         self.samples: Dict[Job, List[Optional[Sample]]] = {}
+        #: per round: a native job's load in seconds, another's ÷ native's
+        #: (the two loaded in the same process)
+        self.loads: Dict[Job, List[float]] = {}
 
     def add(self, job: Job, sample: Optional[Sample]) -> None:
         self.samples.setdefault(job, []).append(sample)
@@ -471,17 +508,53 @@ def run_rounds(programs: List[Program], settings: Settings) -> Results:
                     paths[job.program, job.variant],
                     settings.n(program),
                     settings.inner,
-                    settings.loads,
                 )
                 if sample is None:
                     program.errors[where] = why
                 results.add(job, sample)
+            for program in programs:
+                load_round(program, paths, settings, results)
             elapsed = time.perf_counter() - started
             print(
                 f"round {index + 1}/{settings.rounds} done ({elapsed:.0f} s)",
                 file=sys.stderr,
             )
     return results
+
+
+def load_round(
+    program: Program,
+    paths: Dict[Tuple[str, str], Path],
+    settings: Settings,
+    results: Results,
+) -> None:
+    """One round of module loads of ``program``: on each native interpreter,
+    native ``match`` and every variant that runs there, in one process."""
+    for version in settings.natives:
+        if version not in settings.interpreters:
+            continue
+        variants = [
+            variant
+            for variant, where in settings.plan()
+            if version in where and (program.name, variant) in paths
+        ]
+        if "native" not in variants:
+            continue
+        variants.remove("native")
+        variants.insert(0, "native")
+        best = measure_loads(
+            settings.interpreters[version][0],
+            [paths[program.name, v] for v in variants],
+            settings.loads,
+        )
+        if best is None:
+            continue  # the run jobs report what fails
+        native = best[0]
+        for variant, seconds in zip(variants, best):
+            value = seconds if variant == "native" else seconds / native
+            results.loads.setdefault(Job(program.name, variant, version), []).append(
+                value
+            )
 
 
 def checksum_mismatches(
@@ -618,24 +691,26 @@ def load_table(
         headers.append(f"native {version} µs")
         columns.append(("native", version))
         for variant in ratios:
-            if any(Job(p.name, variant, version) in results.samples for p in programs):
+            if any(Job(p.name, variant, version) in results.loads for p in programs):
                 headers.append(f"{variant} {version} ×")
                 columns.append((variant, version))
     rows = []
     for p in programs:
         row = [p.name]
         for variant, version in columns:
-            native = Job(p.name, "native", version)
+            found = results.loads.get(Job(p.name, variant, version))
+            value = statistics.median(found) if found else None
             if variant == "native":
-                value = results.median(native, "load")
                 row.append(fmt(None if value is None else value * 1e6, 0))
                 continue
-            value = results.ratio(Job(p.name, variant, version), native, "load")
             row.append(fmt(value))
             if value is not None:
                 ratios[variant].append(value)
         rows.append(row)
-    title = "Module load (compile + exec of the body) ÷ native on the same interpreter"
+    title = (
+        "Module load (compile + exec of the body; each variant ÷ native, loaded "
+        "in turn in one process per round; medians)"
+    )
     return render(title, headers, rows, settings.markdown), ratios
 
 
@@ -795,8 +870,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         natives=natives,
         rounds=args.repeat or (2 if args.quick else 5),
         inner=args.inner or (1 if args.quick else 3),
-        # Loading takes a few ms: best of 10. Quick runs only check, so load once.
-        loads=1 if args.quick else 10,
+        # Loading takes a few ms: best of 20. Quick runs only check, so load once.
+        loads=1 if args.quick else 20,
         scale=args.scale,
         markdown=args.markdown,
         interpreters=interpreters,

@@ -298,3 +298,26 @@ def test_quiet_and_loud_functions_behave_like_native_match(tmp_path: Path) -> No
         ran = _run(require_interpreter(version), lowered, tmp_path)
         assert ran.returncode == native.returncode == 0, ran.stderr.decode()
         assert ran.stdout == native.stdout
+
+
+RETURNING = """\
+def f(line):
+    match line.split():
+        case [verb, *rest]:
+            return describe(verb, rest)
+        case _:
+            return None
+"""
+
+
+def test_a_function_that_never_reads_its_frame_returns_without_deleting() -> None:
+    # Only code reading the frame from outside could see the temporaries
+    # before the return ends the frame; as for an operator's dunder method.
+    quiet = transpile(RETURNING)
+    assert "            return describe(verb, rest)\n" in quiet
+    loud = transpile(RETURNING + "    print(locals())\n")
+    assert "; return describe(verb, rest)\n" in loud
+    assert "del _spam_subject1" in loud
+    # ``yield`` keeps the frame alive, suspended: its temporaries are deleted.
+    suspended = transpile(RETURNING.replace("return describe", "return (yield)"))
+    assert "del _spam_subject1" in suspended

@@ -36,7 +36,7 @@ from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
 
-__all__ = ["bind_early", "quiet_captures"]
+__all__ = ["bind_early", "quiet_captures", "reads_own_frame"]
 
 # Calls that can read the function's variables by name.
 FRAME_READERS = frozenset(
@@ -73,6 +73,15 @@ def quiet_captures(function: cst.FunctionDef) -> FrozenSet[str]:
     except _ReadsFrame:
         return frozenset()
     return frozenset(walk.captured - walk.spoiled)
+
+
+def reads_own_frame(function: cst.FunctionDef) -> bool:
+    """Whether ``function``, or a scope in it, calls ``locals()``, ``vars()``,
+    ``dir()``, ``eval()``, ``exec()``, ``breakpoint()`` or a frame getter."""
+    return any(
+        type(node) is cst.Call and _called(node) in FRAME_READERS  # type: ignore[arg-type]
+        for node in _descendants(function.body)
+    )
 
 
 class _Walk:

@@ -28,7 +28,11 @@ from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.codegen import code_for
 from spam_transpile.cstwalk import contains
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.early_binding import bind_early, quiet_captures
+from spam_transpile.lowering.early_binding import (
+    bind_early,
+    quiet_captures,
+    reads_own_frame,
+)
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
 from spam_transpile.lowering.facts import ModuleFacts
@@ -75,12 +79,20 @@ class Scope:
     around: int = 0
     #: captures that may be stored before their case matched (early_binding)
     quiet: Optional[FrozenSet[str]] = None
+    #: whether the function reads its own frame (early_binding.reads_own_frame)
+    frame_read: Optional[bool] = None
 
     def quiet_captures(self) -> FrozenSet[str]:
         if self.quiet is None:
             assert isinstance(self.node, cst.FunctionDef)
             self.quiet = quiet_captures(self.node)
         return self.quiet
+
+    def reads_own_frame(self) -> bool:
+        if self.frame_read is None:
+            assert isinstance(self.node, cst.FunctionDef)
+            self.frame_read = reads_own_frame(self.node)
+        return self.frame_read
 
     def declared_globals(self) -> frozenset:
         return self._declarations()[0]
@@ -645,6 +657,10 @@ class MatchEmitter:
         )
         return [first, chain]
 
+    def _frame_quiet(self) -> bool:
+        """Nothing in the function reads its variables by name (keep-lines)."""
+        return self.layout == "keep-lines" and not self.scope.reads_own_frame()
+
     def _quiet_captures(self) -> FrozenSet[str]:
         """Captures this match may store early: keep-lines, in a function,
         where ``:=`` stores them (3.8+)."""
@@ -915,7 +931,7 @@ class MatchEmitter:
             body = body.with_changes(indent=outer + inner)
         if self.scope.kind != FUNCTION or not self._all_temps:
             return body
-        if not self.scope.around and _returns_unseen(body):
+        if not self.scope.around and _returns_unseen(body, self._frame_quiet()):
             return body
         return _delete_first(body, self._all_temps)
 
@@ -941,9 +957,10 @@ def _blank(count: int) -> List[cst.EmptyLine]:
 
 
 _RUNS_CODE = (cst.Call, cst.Await, cst.Yield)
+_SUSPENDS = (cst.Await, cst.Yield)
 
 
-def _returns_unseen(body: Body) -> bool:
+def _returns_unseen(body: Body, frame_quiet: bool) -> bool:
     """Whether the body starts by returning with no call on the way, so that
     nothing can look at the frame's locals before it is gone: its
     temporaries need no ``del`` (the function is not in a ``try``/``with``,
@@ -951,7 +968,10 @@ def _returns_unseen(body: Body) -> bool:
 
     A call (``locals()``, ``eval``, a function reading its caller's frame)
     could see them; an operator or property reading the caller's frame
-    through ``sys._getframe`` could too, a limit the README states.
+    through ``sys._getframe`` could too, a limit the README states. In a
+    ``frame_quiet`` function (early_binding.reads_own_frame) only such code
+    from outside could: a call is no different from an operator there. A
+    ``yield`` or ``await`` would keep the frame alive, suspended.
     """
     first = body.body[0]
     if isinstance(first, cst.SimpleStatementLine):
@@ -960,7 +980,7 @@ def _returns_unseen(body: Body) -> bool:
         return False
     if first.value is None:
         return True
-    return not contains(first.value, _RUNS_CODE)
+    return not contains(first.value, _SUSPENDS if frame_quiet else _RUNS_CODE)
 
 
 def _delete_first(body: Body, names: List[str]) -> Body:
