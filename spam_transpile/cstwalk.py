@@ -12,7 +12,7 @@ from typing import Dict, Iterator, Tuple
 
 import libcst as cst
 
-__all__ = ["PATTERN_TYPES", "contains", "pattern_nodes"]
+__all__ = ["PATTERN_TYPES", "children", "contains", "descendants", "pattern_nodes"]
 
 
 def _subclasses(kind: type) -> Iterator[type]:
@@ -57,22 +57,31 @@ def pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def contains(node: cst.CSTNode, kinds: Tuple[type, ...]) -> bool:
-    """Whether ``node`` or a node inside it is of one of ``kinds`` (exact
-    types)."""
-    kind = type(node)
-    if kind in kinds:
-        return True
-    names = _FIELDS.get(kind)
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """The nodes ``node`` holds, in field order."""
+    names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind))
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(type(node))
+        )
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
-            if contains(value, kinds):
-                return True
+            yield value
         elif type(value) is tuple or type(value) is list:
             for item in value:
-                if isinstance(item, cst.CSTNode) and contains(item, kinds):
-                    return True
-    return False
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node inside it, depth first."""
+    yield node
+    for child in children(node):
+        yield from descendants(child)
+
+
+def contains(node: cst.CSTNode, kinds: Tuple[type, ...]) -> bool:
+    """Whether ``node`` or a node inside it is of one of ``kinds`` (exact
+    types)."""
+    return any(type(inner) in kinds for inner in descendants(node))

@@ -93,6 +93,19 @@ def _quiet(source: str) -> FrozenSet[str]:
         pytest.param(
             """\
             def f(v):
+                try:
+                    match v:
+                        case [x]:
+                            return 1 / x
+                except ZeroDivisionError as e:
+                    return e.__traceback__.tb_frame
+            """,
+            set(),
+            id="a-traceback-s-frame",
+        ),
+        pytest.param(
+            """\
+            def f(v):
                 match v:
                     case [x]:
                         return lambda: x

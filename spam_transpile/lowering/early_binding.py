@@ -21,16 +21,23 @@ still see a capture of a case that then failed (README, Known limits).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import io
 import re
 import tokenize
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
-from typing import Union
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
-from spam_transpile.cstwalk import pattern_nodes
+from spam_transpile.cstwalk import children, descendants, pattern_nodes
 from spam_transpile.lowering.emit import case_test, walrus_binder
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value
 from spam_transpile.lowering.scopes import capture_names_of
@@ -38,10 +45,13 @@ from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
 
 __all__ = ["bind_early", "quiet_captures", "reads_own_frame"]
 
-# Calls that can read the function's variables by name.
+# Calls that can read the function's variables by name, and attributes that
+# lead to a frame's (a traceback's frame, a frame's caller, its locals).
 FRAME_READERS = frozenset(
-    ["locals", "vars", "dir", "eval", "exec", "breakpoint", "_getframe", "currentframe"]
+    ["locals", "vars", "dir", "eval", "exec", "breakpoint", "_getframe"]
+    + ["currentframe", "stack", "trace", "getouterframes", "getinnerframes"]
 )
+FRAME_ATTRIBUTES = frozenset(["f_locals", "f_back", "tb_frame", "gi_frame", "cr_frame"])
 
 _NESTED = (
     cst.FunctionDef,
@@ -78,10 +88,15 @@ def quiet_captures(function: cst.FunctionDef) -> FrozenSet[str]:
 def reads_own_frame(function: cst.FunctionDef) -> bool:
     """Whether ``function``, or a scope in it, calls ``locals()``, ``vars()``,
     ``dir()``, ``eval()``, ``exec()``, ``breakpoint()`` or a frame getter."""
-    return any(
-        type(node) is cst.Call and _called(node) in FRAME_READERS  # type: ignore[arg-type]
-        for node in _descendants(function.body)
-    )
+    return any(_reads_frame(node) for node in descendants(function.body))
+
+
+def _reads_frame(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        return _called(node) in FRAME_READERS
+    if isinstance(node, cst.Attribute):
+        return node.attr.value in FRAME_ATTRIBUTES
+    return False
 
 
 class _Walk:
@@ -101,7 +116,7 @@ class _Walk:
         if kind in _NESTED:
             self.nested(node, bound)
         elif kind not in _NOT_READ:
-            for child in _children(node):
+            for child in children(node):
                 self.node(child, bound)
 
     def name(self, node: cst.Name, bound: FrozenSet[str]) -> None:
@@ -109,6 +124,8 @@ class _Walk:
             self.spoiled.add(node.value)
 
     def attribute(self, node: cst.Attribute, bound: FrozenSet[str]) -> None:
+        if node.attr.value in FRAME_ATTRIBUTES:
+            raise _ReadsFrame
         self.node(node.value, bound)  # ``.attr`` names no variable
 
     def call(self, node: cst.Call, bound: FrozenSet[str]) -> None:
@@ -175,10 +192,10 @@ class _Walk:
             inside += [] if isinstance(node, cst.DictComp) else [node.elt]
         spoiled = self.spoiled
         for part in inside:
-            for inner in _descendants(part):
+            for inner in descendants(part):
                 if type(inner) is cst.Name:
                     spoiled.add(inner.value)  # type: ignore[attr-defined]
-                elif type(inner) is cst.Call and _called(inner) in FRAME_READERS:
+                elif _reads_frame(inner):
                     raise _ReadsFrame  # ``sys._getframe(1)`` in a helper of its
 
     def match(self, node: cst.Match, bound: FrozenSet[str]) -> None:
@@ -226,31 +243,6 @@ def _called(node: cst.Call) -> Optional[str]:
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return None
-
-
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
-
-
-def _children(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(
-            f.name for f in dataclasses.fields(type(node))
-        )
-    for name in names:
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif type(value) is tuple or type(value) is list:
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
-
-
-def _descendants(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    yield node
-    for child in _children(node):
-        yield from _descendants(child)
 
 
 # -- the lowered pattern -----------------------------------------------------
