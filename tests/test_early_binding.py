@@ -334,3 +334,16 @@ def test_a_function_that_never_reads_its_frame_returns_without_deleting() -> Non
     # ``yield`` keeps the frame alive, suspended: its temporaries are deleted.
     suspended = transpile(RETURNING.replace("return describe", "return (yield)"))
     assert "del _spam_subject1" in suspended
+
+
+def test_fields_the_helper_reads_are_read_once_where_the_frame_is_quiet() -> None:
+    from test_readable import FIELDS_AT_RUN_TIME
+
+    quiet = transpile(FIELDS_AT_RUN_TIME)
+    assert "(_spam_fields1 := _spam.attrs(value, Pair, 2, ())) is not None" in quiet
+    assert "[(a := _spam_fields1[0]), (b := _spam_fields1[1])]" in quiet
+    # the module-level match, and a function that reads its frame, call the
+    # helper for each field: a temporary they keep could be seen there
+    assert "(a := _spam.attrs(_spam_subject" in quiet
+    loud = transpile(FIELDS_AT_RUN_TIME.replace('return "other"', "return locals()"))
+    assert "_spam_fields" not in loud

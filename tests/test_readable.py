@@ -237,6 +237,65 @@ def test_a_dispatch_key_keeps_the_mapping_check_for_a_type_checker() -> None:
     ) in out
 
 
+FIELDS_AT_RUN_TIME = """\
+class Pair:
+    # not a literal: only the running program knows the fields
+    __match_args__ = tuple(["left", "right"])
+
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def __repr__(self):
+        return f"Pair({self.left!r}, {self.right!r})"
+
+
+def total(value):
+    match value:
+        case Pair(Pair(a, b), Pair(c, d)):
+            return ("four", a, b, c, d)
+        case Pair(Pair(a, b), c) if a:
+            return ("three", a, b, c)
+        case Pair(a, b):
+            return ("two", a, b)
+        case _:
+            return "other"
+
+
+for value in [
+    Pair(Pair(1, 2), Pair(3, 4)),
+    Pair(Pair(0, 2), 3),
+    Pair(Pair(1, 2), 3),
+    Pair(1, 2),
+    (1, 2),
+]:
+    print(total(value))
+match Pair(1, 2):
+    case Pair(a, b):
+        print(a, b)
+print(sorted(n for n in globals() if n.endswith("_fields")))
+"""
+
+
+def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
+    out = transpile(FIELDS_AT_RUN_TIME, layout="readable")
+    assert (
+        "        and (pair_fields := _spam.attrs(value, Pair, 2, ())) is not None\n"
+    ) in out
+    assert "        a, b = pair_fields[0], pair_fields[1]\n" in out
+    assert (
+        "        and (pair_fields_2 := _spam.attrs(pair_fields[0], Pair, 2, ()))"
+    ) in out
+    # not at module level, where the variable would stay a global
+    assert "    a = _spam.attrs(subject, Pair, 2, ())[0]\n" in out
+    source = tmp_path / "native.py"
+    source.write_text(FIELDS_AT_RUN_TIME, "utf-8")
+    (tmp_path / "lowered.py").write_text(out, "utf-8")
+    native = _run(require_interpreter("3.10"), source, tmp_path)
+    lowered = _run(require_interpreter("3.9"), tmp_path / "lowered.py", tmp_path)
+    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
+    assert lowered.stdout == native.stdout
+
+
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
 def test_older_targets_get_the_readable_layout_too(target: str, tmp_path: Path) -> None:
     path = ROOT / "fixtures" / "cases" / "nested_and_loops.py"

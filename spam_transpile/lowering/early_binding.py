@@ -43,7 +43,13 @@ from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
 
-__all__ = ["bind_early", "quiet_captures", "reads_own_frame"]
+__all__ = [
+    "bind_early",
+    "place_at_first_read",
+    "quiet_captures",
+    "read_calls_once",
+    "reads_own_frame",
+]
 
 # Calls that can read the function's variables by name, and attributes that
 # lead to a frame's (a traceback's frame, a frame's caller, its locals).
@@ -263,7 +269,7 @@ def bind_early(pattern: LoweredPattern, quiet: FrozenSet[str]) -> LoweredPattern
         name, value = bindings[index]
         # ``{k: m as d}``: once ``m`` is stored, ``d``'s value reads ``m``
         if name in quiet and isinstance(value, str) and value not in stored:
-            placed = _place(name, value, parts, bindings)
+            placed = place_at_first_read(name, value, parts, bindings)
             if placed is not None:
                 parts, bindings = placed
                 stored.add(name)
@@ -273,9 +279,13 @@ def bind_early(pattern: LoweredPattern, quiet: FrozenSet[str]) -> LoweredPattern
     return LoweredPattern(new_cond, tuple(bindings))
 
 
-def _place(
+def place_at_first_read(
     name: str, value: str, parts: List[Cond], bindings: List[Tuple[str, Value]]
 ) -> Optional[Tuple[List[Cond], List[Tuple[str, Value]]]]:
+    """``parts`` (of an ``All``) storing ``value`` in ``name`` where it is
+    first read, if a read always runs once the parts before it held, and
+    reading ``name`` after that, in ``bindings`` too (less one of ``name``);
+    None where there is no such read, or a string literal spells ``value``."""
     # everything the case's test reads, in one text
     text = case_test(
         LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
@@ -405,3 +415,88 @@ def _in_string(text: str, read: "re.Pattern[str]") -> bool:
         for start, end in spans
         if not (start >= found.start() and end <= found.end())
     )
+
+
+def read_calls_once(
+    pattern: LoweredPattern,
+    prefix: str,
+    new_name: Callable[[str], str],
+    named: Dict[str, str],
+) -> LoweredPattern:
+    """``pattern`` with each call starting with ``prefix`` that it makes
+    more than once (the helper's read of a class pattern's fields) stored
+    in a variable where it is first made, and read from it after that.
+    ``named``: call -> variable, for the match statement's cases to share
+    names (each case stores its own before reading it); ``new_name`` names
+    a call the first time."""
+    cond = pattern.cond
+    parts: List[Cond] = list(cond.parts) if isinstance(cond, All) else [cond]
+    bindings: List[Tuple[str, Value]] = list(pattern.bindings)
+    tried: Set[str] = set()
+    while True:
+        text = case_test(
+            LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
+        )
+        calls = [c for c in _repeated_calls(prefix, text) if c not in tried]
+        if not calls:
+            break
+        call = calls[0]  # the shortest: an inner one first
+        tried.add(call)
+        name = named.get(call) or new_name(call)
+        placed = place_at_first_read(name, call, parts, bindings)
+        if placed is not None:
+            named[call] = name
+            parts, bindings = placed
+    new_cond: Cond = All(tuple(parts)) if isinstance(cond, All) else parts[0]
+    return LoweredPattern(new_cond, tuple(bindings))
+
+
+def _repeated_calls(prefix: str, text: str) -> List[str]:
+    """Calls starting with ``prefix`` made more than once in ``text``,
+    shortest first."""
+    counts: Dict[str, int] = {}
+    start = text.find(prefix)
+    while start != -1:
+        call = _call_at(text, start + len(prefix))
+        if call is not None:
+            whole = prefix + call
+            counts[whole] = counts.get(whole, 0) + 1
+        start = text.find(prefix, start + 1)
+    return sorted((c for c, n in counts.items() if n > 1), key=len)
+
+
+def _call_at(text: str, start: int) -> Optional[str]:
+    """The arguments and closing parenthesis of a call whose arguments start
+    at ``start`` (string literals skipped whole), or None."""
+    depth, index = 1, start
+    while index < len(text):
+        char = text[index]
+        if char in "'\"":
+            quote = (
+                text[index : index + 3] if text[index : index + 3] == char * 3 else char
+            )
+            end = _closing(text, index + len(quote), quote)
+            if end is None:
+                return None
+            index = end + len(quote)
+            continue
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start : index + 1]
+        index += 1
+    return None
+
+
+def _closing(text: str, index: int, quote: str) -> Optional[int]:
+    """Where the string literal ending with ``quote`` ends, from ``index``."""
+    while index < len(text):
+        if text[index] == "\\":
+            index += 2
+        elif text.startswith(quote, index):
+            return index
+        else:
+            index += 1
+    return None

@@ -30,9 +30,11 @@ from __future__ import annotations
 
 import ast
 import difflib
+import re
 from typing import (
     TYPE_CHECKING,
     Callable,
+    Dict,
     Iterable,
     List,
     Optional,
@@ -66,6 +68,7 @@ from spam_transpile.lowering.ir import (
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
 from spam_transpile.lowering.runtime import helper_key, helper_source
+from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.subject_facts import SharedKeys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,6 +105,8 @@ class ReadableMatch:
         self.node = node
         self.scope_kind = owner.scopes[-1].kind
         self.subject, self.subject_var, self.info = self._subject()
+        #: the helper's field reads named so far (``_fields_once``)
+        self._fields: Dict[str, str] = {}
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
@@ -143,6 +148,7 @@ class ReadableMatch:
             # check to narrow a local name of a declared type.
             drop = not (self.subject_var is None and self._annotated_function())
             lowered = [keys.rewrite(pattern, drop) for pattern in lowered]
+        lowered = [self._fields_once(pattern) for pattern in lowered]
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case(cases[index], lowered[index], index, chain)
@@ -169,6 +175,30 @@ class ReadableMatch:
         return SharedLength.of(
             self.subject, lowered, lambda: self.owner.names.readable("size")
         )
+
+    def _fields_once(self, pattern: LoweredPattern) -> LoweredPattern:
+        """The helper's read of a class pattern's fields (for a class whose
+        ``__match_args__`` only the running program knows) made once per
+        case, into a variable named after the class:
+        ``(point_fields := _spam.attrs(shape, Point, 2, ())) is not None``,
+        then ``x, y = point_fields[0], point_fields[1]``."""
+        helper = self.owner.lowering.helper_name
+        if not helper or self.owner.target < (3, 8) or self.scope_kind != "function":
+            # ``:=`` is 3.8's; in a module or class body the variable would
+            # stay an attribute (only where it was stored: no ``del``)
+            return pattern
+        return read_calls_once(
+            _spelled_readably(pattern),
+            f"{helper}.attrs(",
+            self._fields_name,
+            self._fields,
+        )
+
+    def _fields_name(self, call: str) -> str:
+        cls = ast.parse(call, mode="eval").body.args[1]  # type: ignore[attr-defined]
+        word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
+        return self.owner.names.readable(f"{snake}_fields")
 
     def _shared_keys(self, lowered: Sequence[LoweredPattern]) -> Optional[SharedKeys]:
         helper = self.owner.lowering.helper_name
@@ -352,6 +382,31 @@ class SharedLength:
                     continue  # the shared length is -1 for anything else
             kept.append(self._cond(part, in_sequence))
         return all_of(*kept) if kept else TRUE
+
+
+def _spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
+    """``pattern`` with each test's readable spelling as its text."""
+
+    def cond_of(cond: Cond) -> Cond:
+        if isinstance(cond, Test):
+            return Test(cond.readable or cond.expr, cond.kind, cond.path, cond.fact)
+        if isinstance(cond, All):
+            return All(tuple(cond_of(part) for part in cond.parts))
+        stores = tuple(
+            tuple((name, value_of(value)) for name, value in alternative)
+            for alternative in cond.stores
+        )
+        return AnyOf(tuple(cond_of(a) for a in cond.alternatives), stores)
+
+    def value_of(value: Value) -> Value:
+        if isinstance(value, str):
+            return value
+        return Choice(tuple((cond_of(c), value_of(o)) for c, o in value.options))
+
+    return LoweredPattern(
+        cond_of(pattern.cond),
+        tuple((name, value_of(value)) for name, value in pattern.bindings),
+    )
 
 
 def _operand(guard: cst.BaseExpression, text: str) -> str:

@@ -31,6 +31,7 @@ from spam_transpile.lowering import emit
 from spam_transpile.lowering.early_binding import (
     bind_early,
     quiet_captures,
+    read_calls_once,
     reads_own_frame,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
@@ -637,8 +638,10 @@ class MatchEmitter:
             and f"{self.subject}.get(" not in self.owner.source,
         )
         quiet = self._quiet_captures()
+        fields: Dict[str, str] = {}
         for pattern in lowered:
             pattern = bind_early(self.facts.apply(pattern), quiet)
+            pattern = self._fields_once(pattern, fields)
             tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
@@ -656,6 +659,24 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _fields_once(
+        self, pattern: LoweredPattern, named: Dict[str, str]
+    ) -> LoweredPattern:
+        """In a function that never reads its own frame, the helper's read of
+        a class pattern's fields is made once per case, into a temporary
+        left for the frame to drop (it may be unset, so no ``del``)."""
+        helper = self.owner.lowering.helper_name
+        if (
+            not helper
+            or self.scope.kind != FUNCTION
+            or self.owner.target < (3, 8)
+            or not self._frame_quiet()
+        ):
+            return pattern
+        return read_calls_once(
+            pattern, f"{helper}.attrs(", lambda call: self.names.temp("fields"), named
+        )
 
     def _frame_quiet(self) -> bool:
         """Nothing in the function reads its variables by name (keep-lines)."""
