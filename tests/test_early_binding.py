@@ -14,12 +14,11 @@ from typing import FrozenSet
 import libcst as cst
 import pytest
 
-from interpreters import require_interpreter
 from spam_transpile import transpile
 from spam_transpile.lowering.early_binding import bind_early, quiet_captures
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
 from spam_transpile.lowering.ir import Test as Check
-from test_readable import _run
+from test_readable import assert_runs_like_native
 
 
 def _quiet(source: str) -> FrozenSet[str]:
@@ -302,15 +301,7 @@ def test_quiet_and_loud_functions_behave_like_native_match(tmp_path: Path) -> No
     )
     # A failed case leaves the loud function's x alone: stored after it matched.
     assert '[(x := v.get("k")), (y := v.get("j"))]' in loud
-    source = tmp_path / "native.py"
-    source.write_text(LOUD_AND_QUIET, "utf-8")
-    lowered = tmp_path / "lowered.py"
-    lowered.write_text(out, "utf-8")
-    native = _run(require_interpreter("3.10"), source, tmp_path)
-    for version in ("3.9", "3.8"):
-        ran = _run(require_interpreter(version), lowered, tmp_path)
-        assert ran.returncode == native.returncode == 0, ran.stderr.decode()
-        assert ran.stdout == native.stdout
+    assert_runs_like_native(LOUD_AND_QUIET, out, tmp_path, ("3.9", "3.8"))
 
 
 RETURNING = """\

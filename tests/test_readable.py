@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 
@@ -44,6 +45,21 @@ def _run(python: str, path: Path, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [python, "-c", code], capture_output=True, timeout=120, cwd=cwd
     )
+
+
+def assert_runs_like_native(
+    source: str, out: str, tmp_path: Path, versions: Sequence[str] = ("3.9",)
+) -> bytes:
+    """Run ``source`` on native 3.10 and ``out`` on each of ``versions``: the
+    same exit status (0) and output; the output."""
+    (tmp_path / "native.py").write_text(source, "utf-8")
+    (tmp_path / "lowered.py").write_text(out, "utf-8")
+    native = _run(require_interpreter("3.10"), tmp_path / "native.py", tmp_path)
+    for version in versions:
+        ran = _run(require_interpreter(version), tmp_path / "lowered.py", tmp_path)
+        assert ran.returncode == native.returncode == 0, ran.stderr.decode()
+        assert ran.stdout == native.stdout
+    return native.stdout
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
@@ -124,14 +140,8 @@ print(f([0]), f({"k": 0}), f([1]), f({"k": 2}), f(5))
 
 def test_an_or_pattern_is_tested_whole_before_its_guard(tmp_path: Path) -> None:
     # ``A or B and [stores] and guard`` would store and guard B only.
-    source = tmp_path / "native.py"
-    source.write_text(OR_PATTERN_WITH_GUARD, "utf-8")
-    out = tmp_path / "lowered.py"
-    out.write_text(transpile(OR_PATTERN_WITH_GUARD, layout="readable"), "utf-8")
-    native = _run(require_interpreter("3.10"), source, tmp_path)
-    lowered = _run(require_interpreter("3.9"), out, tmp_path)
-    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
-    assert lowered.stdout == native.stdout
+    out = transpile(OR_PATTERN_WITH_GUARD, layout="readable")
+    assert_runs_like_native(OR_PATTERN_WITH_GUARD, out, tmp_path)
 
 
 KEY_DISPATCH = """\
@@ -213,15 +223,9 @@ def test_a_dispatch_key_is_looked_up_once(tmp_path: Path) -> None:
     assert '    if event_type == "click" and isinstance(event.get("x"), int):\n' in out
     assert '    elif event_type in ("key", "press"):\n' in out
     assert "        del event_type\n" not in out
-    source = tmp_path / "native.py"
-    source.write_text(KEY_DISPATCH, "utf-8")
-    (tmp_path / "lowered.py").write_text(out, "utf-8")
-    native = _run(require_interpreter("3.10"), source, tmp_path)
-    lowered = _run(require_interpreter("3.9"), tmp_path / "lowered.py", tmp_path)
-    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
-    assert lowered.stdout == native.stdout
+    printed = assert_runs_like_native(KEY_DISPATCH, out, tmp_path)
     # the module-level match leaves no variable behind
-    assert "[]" in native.stdout.decode()
+    assert "[]" in printed.decode()
 
 
 def test_a_dispatch_key_keeps_the_mapping_check_for_a_type_checker() -> None:
@@ -287,13 +291,7 @@ def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
     ) in out
     # not at module level, where the variable would stay a global
     assert "    a = _spam.attrs(subject, Pair, 2, ())[0]\n" in out
-    source = tmp_path / "native.py"
-    source.write_text(FIELDS_AT_RUN_TIME, "utf-8")
-    (tmp_path / "lowered.py").write_text(out, "utf-8")
-    native = _run(require_interpreter("3.10"), source, tmp_path)
-    lowered = _run(require_interpreter("3.9"), tmp_path / "lowered.py", tmp_path)
-    assert lowered.returncode == native.returncode == 0, lowered.stderr.decode()
-    assert lowered.stdout == native.stdout
+    assert_runs_like_native(FIELDS_AT_RUN_TIME, out, tmp_path)
 
 
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
