@@ -39,7 +39,7 @@ import libcst as cst
 
 from spam_transpile.cstwalk import children, descendants, pattern_nodes
 from spam_transpile.lowering.emit import case_test, walrus_binder
-from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value
+from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value, tests_in
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
 
@@ -429,6 +429,8 @@ def read_calls_once(
     ``named``: call -> variable, for the match statement's cases to share
     names (each case stores its own before reading it); ``new_name`` names
     a call the first time."""
+    if not any(prefix in test.expr for test in tests_in(pattern.cond)):
+        return pattern  # most patterns: no such call to make at all
     cond = pattern.cond
     parts: List[Cond] = list(cond.parts) if isinstance(cond, All) else [cond]
     bindings: List[Tuple[str, Value]] = list(pattern.bindings)
