@@ -338,3 +338,27 @@ def test_fields_the_helper_reads_are_read_once_where_the_frame_is_quiet() -> Non
     assert "(a := _spam.attrs(_spam_subject" in quiet
     loud = transpile(FIELDS_AT_RUN_TIME.replace('return "other"', "return locals()"))
     assert "_spam_fields" not in loud
+
+
+REQUEST = """\
+def f(event):
+    match event:
+        case {"type": "http", "request": {"method": "GET", "path": str(path)}}:
+            return path
+        case {"kind": k, "x": x}:
+            return event.get(k, x)
+        case _:
+            return None
+"""
+
+
+def test_a_path_a_case_reads_again_is_read_once() -> None:
+    out = transpile(REQUEST)
+    # ``event.get("request")`` in the mapping check and under it: once.
+    assert "(type((_spam_value" in out
+    assert 'event.get("request")' in out and out.count('event.get("request")') == 1
+    # a method is no path: ``event.get`` itself is not stored
+    assert ":= event.get)" not in out
+    loud = transpile(REQUEST.replace("return None", "return locals()"))
+    assert "_spam_value" not in loud
+    assert loud.count('event.get("request")') > 1

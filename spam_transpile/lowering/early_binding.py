@@ -48,6 +48,7 @@ __all__ = [
     "place_at_first_read",
     "quiet_captures",
     "read_calls_once",
+    "read_paths_once",
     "reads_own_frame",
 ]
 
@@ -280,12 +281,16 @@ def bind_early(pattern: LoweredPattern, quiet: FrozenSet[str]) -> LoweredPattern
 
 
 def place_at_first_read(
-    name: str, value: str, parts: List[Cond], bindings: List[Tuple[str, Value]]
+    name: Union[str, Callable[[], str]],
+    value: str,
+    parts: List[Cond],
+    bindings: List[Tuple[str, Value]],
 ) -> Optional[Tuple[List[Cond], List[Tuple[str, Value]]]]:
     """``parts`` (of an ``All``) storing ``value`` in ``name`` where it is
     first read, if a read always runs once the parts before it held, and
     reading ``name`` after that, in ``bindings`` too (less one of ``name``);
-    None where there is no such read, or a string literal spells ``value``."""
+    None where there is no such read, or a string literal spells ``value``.
+    ``name`` may be a function giving it, asked only once it is placed."""
     # everything the case's test reads, in one text
     text = case_test(
         LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
@@ -301,6 +306,8 @@ def place_at_first_read(
             if site is None:
                 continue
             start, end = site
+            if callable(name):
+                name = name()
             replace = _replacer(reads[0], name)
             # What follows the first read in the text runs after it, if at
             # all: the first read runs whenever the test does.
@@ -431,6 +438,31 @@ def read_calls_once(
     a call the first time."""
     if not any(prefix in test.expr for test in tests_in(pattern.cond)):
         return pattern  # most patterns: no such call to make at all
+    return _read_once(
+        pattern, lambda text: _repeated_calls(prefix, text), new_name, named
+    )
+
+
+def read_paths_once(
+    pattern: LoweredPattern,
+    helper: str,
+    new_name: Callable[[str], str],
+    named: Dict[str, str],
+) -> LoweredPattern:
+    """As :func:`read_calls_once`, for paths from the subject a case reads
+    more than once (``event.get("request")`` in its mapping check and in
+    each lookup under it); PEP 634 leaves how often they are read open."""
+    return _read_once(
+        pattern, lambda text: _repeated_paths(text, helper), new_name, named
+    )
+
+
+def _read_once(
+    pattern: LoweredPattern,
+    repeated: Callable[[str], List[str]],
+    new_name: Callable[[str], str],
+    named: Dict[str, str],
+) -> LoweredPattern:
     cond = pattern.cond
     parts: List[Cond] = list(cond.parts) if isinstance(cond, All) else [cond]
     bindings: List[Tuple[str, Value]] = list(pattern.bindings)
@@ -439,18 +471,48 @@ def read_calls_once(
         text = case_test(
             LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
         )
-        calls = [c for c in _repeated_calls(prefix, text) if c not in tried]
-        if not calls:
+        found = [t for t in repeated(text) if t not in tried]
+        if not found:
             break
-        call = calls[0]  # the shortest: an inner one first
-        tried.add(call)
-        name = named.get(call) or new_name(call)
-        placed = place_at_first_read(name, call, parts, bindings)
+        read = found[0]  # the shortest: an inner one first
+        tried.add(read)
+        given: List[str] = []
+
+        def name_of(read: str = read) -> str:
+            given.append(named.get(read) or new_name(read))
+            return given[-1]
+
+        placed = place_at_first_read(name_of, read, parts, bindings)
         if placed is not None:
-            named[call] = name
+            named[read] = given[-1]
             parts, bindings = placed
     new_cond: Cond = All(tuple(parts)) if isinstance(cond, All) else parts[0]
     return LoweredPattern(new_cond, tuple(bindings))
+
+
+# A path from a name: lookups under constant keys, constant indexes and
+# attributes (a value pattern's dotted name is one too), not a method.
+_STEP = r"""(?:\.get\((?:"[^"\\]*"|'[^'\\]*'|-?\d+|None|True|False)\)|\[-?\d+\]|\.[A-Za-z_]\w*(?![\w(]))"""
+_PATH = re.compile(rf"(?<![\w.])[A-Za-z_]\w*{_STEP}+")
+_STEPS = re.compile(_STEP)
+_HEAD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _repeated_paths(text: str, helper: str) -> List[str]:
+    """Paths read more than once in ``text`` (each step of a longer path
+    counts as a read of the shorter one), shortest first; not the helper's
+    names."""
+    counts: Dict[str, int] = {}
+    for found in _PATH.finditer(text):
+        whole = found.group()
+        if whole.startswith(helper + "."):
+            continue
+        head = _HEAD.match(whole)
+        assert head is not None
+        for step in _STEPS.finditer(whole, head.end()):
+            prefix = whole[: step.end()]
+            counts[prefix] = counts.get(prefix, 0) + 1
+    return sorted((p for p, n in counts.items() if n > 1), key=len)
 
 
 def _repeated_calls(prefix: str, text: str) -> List[str]:

@@ -32,6 +32,7 @@ from spam_transpile.lowering.early_binding import (
     bind_early,
     quiet_captures,
     read_calls_once,
+    read_paths_once,
     reads_own_frame,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
@@ -641,7 +642,7 @@ class MatchEmitter:
         fields: Dict[str, str] = {}
         for pattern in lowered:
             pattern = bind_early(self.facts.apply(pattern), quiet)
-            pattern = self._fields_once(pattern, fields)
+            pattern = self._reads_once(pattern, fields)
             tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
@@ -660,22 +661,27 @@ class MatchEmitter:
         )
         return [first, chain]
 
-    def _fields_once(
+    def _reads_once(
         self, pattern: LoweredPattern, named: Dict[str, str]
     ) -> LoweredPattern:
         """In a function that never reads its own frame, the helper's read of
-        a class pattern's fields is made once per case, into a temporary
-        left for the frame to drop (it may be unset, so no ``del``)."""
+        a class pattern's fields, and a path a case reads again, are read
+        once per case, into a temporary left for the frame to drop (it may
+        be unset, so no ``del``)."""
         helper = self.owner.lowering.helper_name
         if (
-            not helper
-            or self.scope.kind != FUNCTION
+            self.scope.kind != FUNCTION
             or self.owner.target < (3, 8)
             or not self._frame_quiet()
         ):
             return pattern
-        return read_calls_once(
-            pattern, f"{helper}.attrs(", lambda call: self.names.temp("fields"), named
+        if helper:
+            pattern = read_calls_once(
+                pattern, f"{helper}.attrs(", lambda _: self.names.temp("fields"), named
+            )
+        # without a helper, no name of its can be in the text
+        return read_paths_once(
+            pattern, helper or "\0", lambda _: self.names.temp("value"), named
         )
 
     def _frame_quiet(self) -> bool:
