@@ -314,6 +314,22 @@ def f(line):
 """
 
 
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "locals()",
+        "sys._getframe(0).f_locals",
+        'getattr(sys._getframe(0), "f_locals")',
+        "inspect.stack()",
+    ],
+)
+def test_a_function_reading_its_frame_is_lowered_as_before(reader: str) -> None:
+    source = REQUEST.replace("return None", f"return {reader}")
+    out = transpile(source)
+    assert "isinstance((path := " not in out
+    assert out.count('event.get("request")') > 1
+
+
 def test_a_function_that_never_reads_its_frame_returns_without_deleting() -> None:
     # Only code reading the frame from outside could see the temporaries
     # before the return ends the frame; as for an operator's dunder method.

@@ -21,13 +21,12 @@ still see a capture of a case that then failed (README, Known limits).
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from typing import (
     Callable,
     Dict,
     FrozenSet,
+    Iterator,
     List,
     Optional,
     Set,
@@ -37,7 +36,7 @@ from typing import (
 
 import libcst as cst
 
-from spam_transpile.cstwalk import children, descendants, pattern_nodes
+from spam_transpile.cstwalk import children, pattern_nodes
 from spam_transpile.lowering.emit import case_test, walrus_binder
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value, tests_in
 from spam_transpile.lowering.scopes import capture_names_of
@@ -48,6 +47,7 @@ __all__ = [
     "place_at_first_read",
     "quiet_captures",
     "read_calls_once",
+    "may_read_frames",
     "read_paths_once",
     "reads_own_frame",
 ]
@@ -59,6 +59,16 @@ FRAME_READERS = frozenset(
     + ["currentframe", "stack", "trace", "getouterframes", "getinnerframes"]
 )
 FRAME_ATTRIBUTES = frozenset(["f_locals", "f_back", "tb_frame", "gi_frame", "cr_frame"])
+_FRAME_WORDS = re.compile(
+    r"\b(?:" + "|".join(sorted(FRAME_READERS | FRAME_ATTRIBUTES)) + r")\b"
+)
+
+
+def may_read_frames(source: str) -> bool:
+    """Whether a function of the module ``source`` may read its own frame:
+    it would spell one of these names (a cheap test before any walk)."""
+    return _FRAME_WORDS.search(source) is not None
+
 
 _NESTED = (
     cst.FunctionDef,
@@ -70,6 +80,33 @@ _NESTED = (
     cst.GeneratorExp,
 )
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+# Nodes with no name, call or attribute anywhere inside: not entered.
+_NO_NAMES = frozenset(
+    [
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.TrailingWhitespace,
+        cst.EmptyLine,
+        cst.Newline,
+        cst.Comment,
+        cst.Comma,
+        cst.Semicolon,
+        cst.Colon,
+        cst.Dot,
+        cst.LeftParen,
+        cst.RightParen,
+        cst.LeftSquareBracket,
+        cst.RightSquareBracket,
+        cst.LeftCurlyBrace,
+        cst.RightCurlyBrace,
+        cst.SimpleString,
+        cst.Integer,
+        cst.Float,
+        cst.Imaginary,
+        cst.AssignEqual,
+        cst.Pass,
+    ]
+)
 _NOT_READ = (cst.Import, cst.ImportFrom, cst.Pass, cst.Break, cst.Continue)
 
 
@@ -95,7 +132,16 @@ def quiet_captures(function: cst.FunctionDef) -> FrozenSet[str]:
 def reads_own_frame(function: cst.FunctionDef) -> bool:
     """Whether ``function``, or a scope in it, calls ``locals()``, ``vars()``,
     ``dir()``, ``eval()``, ``exec()``, ``breakpoint()`` or a frame getter."""
-    return any(_reads_frame(node) for node in descendants(function.body))
+    return any(_reads_frame(node) for node in _named_parts(function.body))
+
+
+def _named_parts(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and the nodes inside it, but for those holding no name (a
+    string is entered: ``getattr(frame, "f_locals")``)."""
+    yield node
+    for child in children(node):
+        if type(child) not in _NO_NAMES or type(child) is cst.SimpleString:
+            yield from _named_parts(child)
 
 
 def _reads_frame(node: cst.CSTNode) -> bool:
@@ -103,6 +149,8 @@ def _reads_frame(node: cst.CSTNode) -> bool:
         return _called(node) in FRAME_READERS
     if isinstance(node, cst.Attribute):
         return node.attr.value in FRAME_ATTRIBUTES
+    if isinstance(node, (cst.SimpleString, cst.FormattedStringText)):
+        return _FRAME_WORDS.search(node.value) is not None
     return False
 
 
@@ -116,6 +164,8 @@ class _Walk:
 
     def node(self, node: cst.CSTNode, bound: FrozenSet[str]) -> None:
         kind = type(node)
+        if kind in _NO_NAMES:
+            return
         method = _METHODS.get(kind)
         if method is not None:
             method(self, node, bound)
@@ -199,7 +249,7 @@ class _Walk:
             inside += [] if isinstance(node, cst.DictComp) else [node.elt]
         spoiled = self.spoiled
         for part in inside:
-            for inner in descendants(part):
+            for inner in _named_parts(part):
                 if type(inner) is cst.Name:
                     spoiled.add(inner.value)  # type: ignore[attr-defined]
                 elif _reads_frame(inner):
@@ -346,12 +396,22 @@ def _replacer(read: "re.Pattern[str]", name: str) -> Callable[[str], str]:
     return lambda text: read.sub(name, text)
 
 
+# Opening parentheses and calls of plain names only: ``(type(``.
+_OPENING_CALLS = re.compile(r"(?:\(|[A-Za-z_][\w.]*\()*")
+_DEFERS = re.compile(r"\b(?:if|for|lambda)\b")
+
+
 def _site(expr: str, read: "re.Pattern[str]") -> Optional[Tuple[int, int]]:
     """Where in ``expr`` its first read by ``read`` is, if that read runs
     whenever ``expr`` is evaluated, and before any other."""
     found = read.search(expr)
     if found is None:
         return None
+    if _OPENING_CALLS.fullmatch(expr, 0, found.start()) and not _DEFERS.search(expr):
+        # ``isinstance(`` ``(type(``: the first argument of calls, which
+        # runs first whenever the test does (most reads; no parse needed),
+        # unless it is the value of an ``if``-``else`` or a comprehension
+        return found.start(), found.end()
     marker = "_spam_site_"
     try:
         tree = ast.parse(
@@ -403,19 +463,18 @@ def _always_evaluates(parent: ast.AST, child: ast.AST) -> bool:
     )
 
 
+# A string literal on one line (a triple-quoted one is three of these, which
+# still cover its text).
+_STRING = re.compile(r"""[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+
+
 def _in_string(text: str, read: "re.Pattern[str]") -> bool:
     """Whether a match of ``read`` in ``text`` lies inside a string literal."""
     if not read.search(text) or not any(q in text for q in "'\""):
         return False
     if "\n" in text:
-        return True  # columns alone would not place it
-    spans = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.STRING:
-                spans.append((token.start[1], token.end[1]))
-    except (tokenize.TokenError, SyntaxError):
-        return True
+        return True  # not one line: never claim to know
+    spans = [found.span() for found in _STRING.finditer(text)]
     return any(
         start < found.end() and found.start() < end
         for found in read.finditer(text)

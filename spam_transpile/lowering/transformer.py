@@ -30,6 +30,7 @@ from spam_transpile.cstwalk import contains
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.early_binding import (
     bind_early,
+    may_read_frames,
     quiet_captures,
     read_calls_once,
     read_paths_once,
@@ -170,6 +171,8 @@ class MatchLowering(cst.CSTTransformer):
             None if matches_in_order is None else [m.lineno for m in matches_in_order],
         )
         self._match_index = 0
+        #: whether a function of the module may read its own frame at all
+        self.frames_read = may_read_frames(source)
         # the standard tree's statement of each match statement visited
         self.standard: Dict[int, ast.Match] = {}
         self.warnings: List[TranspileWarning] = []
@@ -686,15 +689,19 @@ class MatchEmitter:
 
     def _frame_quiet(self) -> bool:
         """Nothing in the function reads its variables by name (keep-lines)."""
-        return self.layout == "keep-lines" and not self.scope.reads_own_frame()
+        if self.layout != "keep-lines":
+            return False
+        if not self.owner.frames_read:
+            return True  # no function of the module spells a way to
+        return not self.scope.reads_own_frame()
 
     def _quiet_captures(self) -> FrozenSet[str]:
         """Captures this match may store early: keep-lines, in a function,
         where ``:=`` stores them (3.8+)."""
         if (
-            self.layout != "keep-lines"
-            or self.scope.kind != FUNCTION
+            self.scope.kind != FUNCTION
             or self.owner.target < (3, 8)
+            or not self._frame_quiet()
         ):
             return frozenset()
         return self.scope.quiet_captures()
