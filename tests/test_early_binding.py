@@ -378,3 +378,17 @@ def test_a_path_a_case_reads_again_is_read_once() -> None:
     loud = transpile(REQUEST.replace("return None", "return locals()"))
     assert "_spam_value" not in loud
     assert loud.count('event.get("request")') > 1
+
+
+def test_a_value_pattern_is_looked_up_each_time() -> None:
+    # A dotted name is looked up anew where CPython looks it up: only paths
+    # from the subject are read once.
+    source = (
+        "def f(e):\n"
+        "    match e:\n"
+        "        case [Op.ADD, Op.ADD, [x]]:\n"
+        "            return x\n"
+    )
+    out = transpile(source)
+    assert out.count("Op.ADD") == 2 and ":= Op.ADD" not in out
+    assert "(_spam_value" not in out or ":= e[2]" in out

@@ -39,6 +39,7 @@ import libcst as cst
 from spam_transpile.cstwalk import children, pattern_nodes
 from spam_transpile.lowering.emit import case_test, walrus_binder
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value, tests_in
+from spam_transpile.lowering.names import TEMP_PREFIX
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.lowering.subject_facts import rewrite_cond, rewrite_value
 
@@ -504,7 +505,7 @@ def read_calls_once(
 
 def read_paths_once(
     pattern: LoweredPattern,
-    helper: str,
+    heads: FrozenSet[str],
     new_name: Callable[[str], str],
     named: Dict[str, str],
 ) -> LoweredPattern:
@@ -512,7 +513,7 @@ def read_paths_once(
     more than once (``event.get("request")`` in its mapping check and in
     each lookup under it); PEP 634 leaves how often they are read open."""
     return _read_once(
-        pattern, lambda text: _repeated_paths(text, helper), new_name, named
+        pattern, lambda text: _repeated_paths(text, heads), new_name, named
     )
 
 
@@ -557,17 +558,19 @@ _STEPS = re.compile(_STEP)
 _HEAD = re.compile(r"[A-Za-z_]\w*")
 
 
-def _repeated_paths(text: str, helper: str) -> List[str]:
-    """Paths read more than once in ``text`` (each step of a longer path
-    counts as a read of the shorter one), shortest first; not the helper's
-    names."""
+def _repeated_paths(text: str, heads: FrozenSet[str]) -> List[str]:
+    """Paths from the subject read more than once in ``text`` (each step of
+    a longer path counts as a read of the shorter one), shortest first.
+    ``heads``: the subject's names; a temporary of the lowering's is one too
+    (not the helper, nor a value pattern's dotted name, looked up anew)."""
     counts: Dict[str, int] = {}
     for found in _PATH.finditer(text):
         whole = found.group()
-        if whole.startswith(helper + "."):
-            continue
         head = _HEAD.match(whole)
         assert head is not None
+        name = head.group()
+        if name not in heads and not name.startswith(TEMP_PREFIX):
+            continue
         for step in _STEPS.finditer(whole, head.end()):
             prefix = whole[: step.end()]
             counts[prefix] = counts.get(prefix, 0) + 1

@@ -682,9 +682,11 @@ class MatchEmitter:
             pattern = read_calls_once(
                 pattern, f"{helper}.attrs(", lambda _: self.names.temp("fields"), named
             )
-        # without a helper, no name of its can be in the text
+        heads = frozenset([self.subject, *self.element_temps])
+        if self.subject_info is not None and self.subject_info.elements:
+            heads |= frozenset(self.subject_info.elements)
         return read_paths_once(
-            pattern, helper or "\0", lambda _: self.names.temp("value"), named
+            pattern, heads, lambda _: self.names.temp("value"), named
         )
 
     def _frame_quiet(self) -> bool:
