@@ -108,25 +108,23 @@ _NO_NAMES = frozenset(
         cst.Pass,
     ]
 )
-_NOT_READ = (cst.Import, cst.ImportFrom, cst.Pass, cst.Break, cst.Continue)
+_NOT_READ = (cst.Import, cst.ImportFrom, cst.Break, cst.Continue)
 
 
-class _ReadsFrame(Exception):
-    pass
-
-
-def quiet_captures(function: cst.FunctionDef) -> FrozenSet[str]:
+def quiet_captures(
+    function: cst.FunctionDef, reads_frame: Optional[bool] = None
+) -> FrozenSet[str]:
     """The names captured in ``function``'s own match statements that may be
     stored before their case has matched (see the module's docstring).
 
     LibCST's tree, walked by its fields: the standard tree has no match
     statements before 3.10, and the output must not depend on the
-    interpreter running the tool."""
-    walk = _Walk()
-    try:
-        walk.node(function.body, frozenset())
-    except _ReadsFrame:
+    interpreter running the tool. ``reads_frame``: :func:`reads_own_frame`
+    of the function, when the caller knows it."""
+    if reads_own_frame(function) if reads_frame is None else reads_frame:
         return frozenset()
+    walk = _Walk()
+    walk.node(function.body, frozenset())
     return frozenset(walk.captured - walk.spoiled)
 
 
@@ -182,13 +180,9 @@ class _Walk:
             self.spoiled.add(node.value)
 
     def attribute(self, node: cst.Attribute, bound: FrozenSet[str]) -> None:
-        if node.attr.value in FRAME_ATTRIBUTES:
-            raise _ReadsFrame
         self.node(node.value, bound)  # ``.attr`` names no variable
 
     def call(self, node: cst.Call, bound: FrozenSet[str]) -> None:
-        if _called(node) in FRAME_READERS:
-            raise _ReadsFrame
         self.node(node.func, bound)
         for arg in node.args:
             self.node(arg.value, bound)  # a keyword names no variable
@@ -253,8 +247,6 @@ class _Walk:
             for inner in _named_parts(part):
                 if type(inner) is cst.Name:
                     spoiled.add(inner.value)  # type: ignore[attr-defined]
-                elif _reads_frame(inner):
-                    raise _ReadsFrame  # ``sys._getframe(1)`` in a helper of its
 
     def match(self, node: cst.Match, bound: FrozenSet[str]) -> None:
         self.node(node.subject, bound)

@@ -86,9 +86,10 @@ class Scope:
     frame_read: Optional[bool] = None
 
     def quiet_captures(self) -> FrozenSet[str]:
+        """Only asked where the function is known not to read its frame."""
         if self.quiet is None:
             assert isinstance(self.node, cst.FunctionDef)
-            self.quiet = quiet_captures(self.node)
+            self.quiet = quiet_captures(self.node, reads_frame=False)
         return self.quiet
 
     def reads_own_frame(self) -> bool:
