@@ -892,6 +892,16 @@ LITERALS = (
     "0", "1", "-1", "2", "1.0", "2.5", "-0.0", "1+2j", "-1-2j", "True", "False",
     "None", "''", "'a'", "'ab'", "b'a'", "b''", "'a' 'b'",
 )  # fmt: skip
+# A switch's literals: ints and strs only, the kinds a long run may be split
+# on; and subjects that take the slow path there (other types, or an
+# ``__eq__`` of their own).
+SWITCH_LITERALS = tuple(str(i) for i in range(-2, 20)) + (
+    "0x10", "1_0", "'a'", "'b'", "''", "'ab'", "'a' 'b'", "'0'", "'if'",
+)  # fmt: skip
+SWITCH_SUBJECTS = (
+    "True", "False", "1.0", "3.0", "2.5", "V.ONE", "Color.RED", "dt.Eq('e')",
+    "dt.StrAsSeq('a')", "dt.StrSeq('ab')", "[]", "None", "b'a'", "16.0", "10",
+)  # fmt: skip
 VALUES = ("V.ONE", "V.F", "V.S", "V.T", "V.N", "Color.RED", "Color.BLUE")
 
 # Mapping keys with an equality group: literal keys of one mapping pattern must
@@ -1155,6 +1165,8 @@ class MatchSpec:
     #: computed subject: ``dt.same(s)``) or "pair" (``dt.same(s), 0`` with
     #: every pattern as the first of two: a tuple subject's elements)
     subject: str = "s"
+    #: starts with a long run of literal cases (``ProgramGen._switch_spec``)
+    switch: bool = False
 
 
 class ProgramGen:
@@ -1314,6 +1326,8 @@ class ProgramGen:
     # -- statements ----------------------------------------------------------
 
     def match_spec(self, max_cases: int = 4) -> MatchSpec:
+        if chance(self.ch, 6):
+            return self._switch_spec()
         cases = []
         n = self.ch.integer(1, max_cases)
         # Sometimes every case is a mapping pattern on one key first (``match
@@ -1334,6 +1348,30 @@ class ProgramGen:
         scope = "function" if chance(self.ch, 40) else pick(self.ch, SCOPES)
         subject = "s" if chance(self.ch, 60) else pick(self.ch, ["call", "pair"])
         return MatchSpec(cases, scope, subject)
+
+    def _switch_spec(self) -> MatchSpec:
+        """A long run of int and str literal cases (which the lowering may
+        test in two halves), sometimes a guard in it, then a few cases of any
+        kind."""
+        ch = self.ch
+        cases = []
+        for _ in range(ch.integer(12, 22)):
+            alternatives = [
+                PLiteral(pick(ch, SWITCH_LITERALS))
+                for _ in range(1 if chance(ch, 70) else ch.integer(2, 3))
+            ]
+            p = alternatives[0] if len(alternatives) == 1 else POr(alternatives)
+            cases.append(Case(p, chance(ch, 3)))
+        for _ in range(ch.integer(0, 2)):
+            self._used = set()
+            cases.append(Case(self.pattern(None, ch.integer(1, 2)), chance(ch, 25)))
+        cases[:-1] = [
+            Case(_refutable(c.pattern), c.guard) if c.pattern.irrefutable else c
+            for c in cases[:-1]
+        ]
+        scope = pick(ch, ["quiet", "quiet", "function", "module"])
+        subject = "s" if chance(ch, 85) else "call"
+        return MatchSpec(cases, scope, subject, switch=True)
 
     def _keyed(self, key: tuple[str, int], p: Pattern) -> Pattern:
         """``{key: <sub-pattern>, ...}``, keeping ``p``'s items under other
@@ -1412,6 +1450,8 @@ class ProgramGen:
 
     def subject_for(self, spec: MatchSpec) -> str:
         """A subject built to match one of the cases (or a random one)."""
+        if spec.switch and chance(self.ch, 25):
+            return pick(self.ch, SWITCH_SUBJECTS)
         if chance(self.ch, 75):
             return pick(self.ch, spec.cases).pattern.witness(self)
         return self.subject(2)

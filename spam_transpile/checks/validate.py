@@ -105,7 +105,7 @@ def is_pattern_rule_message(msg: str) -> bool:
 
 _Number = (cst.Integer, cst.Float, cst.Imaginary)
 _TemplatedString = getattr(cst, "TemplatedString", None)  # newer LibCSTs only
-# What _constant_value() returns for a literal that CPython's AST optimizer
+# What constant_value() returns for a literal that CPython's AST optimizer
 # does not fold into a Constant (an f-string stays a JoinedStr), and for a
 # Constant whose value this interpreter cannot compute (a decimal literal past
 # the int digit limit, which CPython refuses for its own reasons).
@@ -583,7 +583,7 @@ def check_mapping_keys(p: cst.MatchMapping, reporter: _Reporter) -> None:
         key = element.key
         if isinstance(key, cst.Attribute):
             continue
-        value = _constant_value(key)
+        value = constant_value(key)
         if value is _NOT_CONSTANT:
             raise reporter.compiler_error(MSG_KEY_KIND, p)
         if value is _UNKNOWN_CONSTANT:
@@ -602,7 +602,7 @@ def check_value_pattern(p: cst.MatchValue, reporter: _Reporter) -> None:
     (an f-string is a JoinedStr, even without replacement fields)."""
     if isinstance(p.value, cst.Attribute):
         return
-    if _constant_value(p.value) is _NOT_CONSTANT:
+    if constant_value(p.value) is _NOT_CONSTANT:
         raise reporter.compiler_error(MSG_VALUE_KIND, p)
 
 
@@ -671,7 +671,7 @@ def _string_parts(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
     return [expr]
 
 
-def _constant_value(expr: cst.BaseExpression) -> object:
+def constant_value(expr: cst.BaseExpression) -> object:
     """The Constant CPython's AST optimizer folds a literal into, or
     _NOT_CONSTANT (f-strings stay JoinedStr)."""
     if isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"):
@@ -679,14 +679,14 @@ def _constant_value(expr: cst.BaseExpression) -> object:
     if isinstance(expr, _Number):
         return _evaluate_number(expr.value)
     if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        operand = _constant_value(expr.expression)
+        operand = constant_value(expr.expression)
         if operand is _NOT_CONSTANT or operand is _UNKNOWN_CONSTANT:
             return operand
         return -operand  # type: ignore[operator]
     if isinstance(expr, cst.BinaryOperation) and isinstance(
         expr.operator, (cst.Add, cst.Subtract)
     ):
-        left, right = _constant_value(expr.left), _constant_value(expr.right)
+        left, right = constant_value(expr.left), constant_value(expr.right)
         for part in (left, right):
             if part is _NOT_CONSTANT or part is _UNKNOWN_CONSTANT:
                 return part

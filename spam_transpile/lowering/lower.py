@@ -190,7 +190,15 @@ def lower_as(low: Lowering, p: cst.MatchAs, v: Subject) -> Lowered:
 def lower_value(low: Lowering, p: cst.MatchValue, v: Subject) -> Lowered:
     # PEP 634: a value pattern succeeds if ``subject == value``, with the
     # subject on the left (that decides which __eq__ runs first).
-    return Test(f"{_atom(v.text)} == {low.expr(p.value)}", "eq", v.text), []
+    return Test(f"{_atom(v.text)} == {operand(low, p.value)}", "eq", v.text), []
+
+
+def operand(low: Lowering, value: cst.BaseExpression) -> str:
+    """A value pattern's expression as the operand of ``==`` or an item of a
+    display: ``-1``, not ``(-1)`` (a sign binds tighter than both)."""
+    if isinstance(value, cst.UnaryOperation) and not value.lpar:
+        return low.code(value).strip()
+    return low.expr(value)
 
 
 def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered:
@@ -205,7 +213,7 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         # ``v in (lit, ...)`` compares ``lit == v`` after an identity test:
         # for number, string and bytes literals that is ``v == lit``.
         text = ", ".join(
-            low.expr(e.value) for e in literals if isinstance(e, cst.MatchValue)
+            operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
         )
         return Test(f"{_atom(v.text)} in ({text})", "eq", v.text), []
     lowered = [low.lower(element.pattern, v) for element in p.patterns]

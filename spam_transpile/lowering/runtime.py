@@ -44,6 +44,9 @@ The output still needs nothing installed at run time. The parts:
 - ``rest(v, keys)``: ``**rest`` of a mapping pattern.
 - ``fresh(key, earlier)``: True, or the ValueError CPython raises when a
   value-pattern key repeats an earlier key of the same mapping pattern.
+- ``first_equal(v, values)``: the first of ``values`` that ``v ==``, else
+  None: a long run of literal cases asks it which half of the run holds
+  the case for a subject of an unusual type (:mod:`.literal_switch`).
 - ``MISSING``: the sentinel of ``getattr(v, name, MISSING)`` and
   ``v.get(key, MISSING)``. It comes last: once it is there, so is the rest.
 """
@@ -181,6 +184,12 @@ def fresh(k, earlier):
     raise ValueError("mapping pattern checks duplicate key (%r)" % (k,))
 """
 
+_FIRST_EQUAL = """\
+def first_equal(v, values):
+    for x in values:
+        if v == x: return x
+"""
+
 #: part name -> (parts it needs, source); in the order they are emitted
 PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "_k": ((), _KINDS),
@@ -193,6 +202,7 @@ PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "back": ((), _BACK),
     "rest": ((), _REST),
     "fresh": ((), _FRESH),
+    "first_equal": ((), _FIRST_EQUAL),
     # Last: once it is there, the whole helper is.
     "MISSING": ((), "MISSING = object()\n"),
 }

@@ -48,6 +48,7 @@ from spam_transpile.lowering.helper_lines import (
 )
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
+from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
 from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
@@ -653,6 +654,9 @@ class MatchEmitter:
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
         first = self._subject_statement()
+        split = self._literal_split(cases, first)
+        if split is not None:
+            return [self._split_chain(cases, tests, split)]
         if self.owner.helper_on_match_lines:
             first = self._bind_helper_here(first, uses_before)
         chain: Optional[Union[cst.If, cst.Else]] = None
@@ -664,6 +668,73 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _literal_split(
+        self, cases: Sequence[cst.MatchCase], first: cst.SimpleStatementLine
+    ) -> Optional[LiteralSplit]:
+        """Where a long run of literal cases splits in two (see
+        :mod:`.literal_switch`): on a match line that reads the subject and
+        does nothing else, in a function that never reads its own frame (the
+        temporary stays), with ``:=``."""
+        if (
+            self.scope.kind != FUNCTION
+            or self.owner.target < (3, 8)
+            or self.owner.helper_on_match_lines
+            or not self._frame_quiet()
+            or self.element_temps
+            or (self.subject_info is not None and self.subject_info.elements)
+            or len(first.body) != 1
+            or self._newlines(self._match_header())
+        ):
+            return None
+        if self.subject_temp is None:
+            first_read, hint = self.subject, self.subject
+        else:
+            # the subject statement's value, stored by the split's first read
+            statement = first.body[0]
+            assert isinstance(statement, MatchAssign)
+            value = self.owner.code(statement.value)
+            first_read, hint = f"({self.subject_temp} := {value})", "literal"
+        return split_literal_run(
+            cases,
+            self.subject,
+            first_read,
+            self.owner.lowering,
+            lambda: self.names.temp(hint),
+        )
+
+    def _split_chain(
+        self,
+        cases: Sequence[cst.MatchCase],
+        tests: List[str],
+        split: LiteralSplit,
+    ) -> cst.If:
+        """``if <half>:`` on the match line, the first half's chain inside it
+        (testing the split's temporary), the rest as its ``elif``s."""
+        lowering = self.owner.lowering
+        lowering.note_used(split.test)
+        inner: Optional[Union[cst.If, cst.Else]] = None
+        for index in reversed(range(split.first)):
+            test = self._pattern_test(
+                lowering.lower_case(cases[index].pattern, split.name)
+            )
+            inner = self._case_if(cases[index], test, index, inner, nested=True)
+        outer: Optional[Union[cst.If, cst.Else]] = None
+        for index in reversed(range(split.first, len(cases))):
+            outer = self._case_if(cases[index], tests[index], index, outer)
+        assert isinstance(inner, cst.If)
+        return cst.If(
+            test=RawExpression(split.test),
+            body=cst.IndentedBlock(
+                body=[inner],
+                indent=self.node.indent,
+                header=self.node.whitespace_after_colon,
+            ),
+            orelse=outer,
+            leading_lines=self.node.leading_lines,
+            whitespace_before_test=cst.SimpleWhitespace(" "),
+            whitespace_after_test=cst.SimpleWhitespace(""),
+        )
 
     def _reads_once(
         self, pattern: LoweredPattern, named: Dict[str, str]
@@ -826,9 +897,10 @@ class MatchEmitter:
         test_text: str,
         index: int,
         orelse: Optional[Union[cst.If, cst.Else]],
+        nested: bool = False,
     ) -> Union[cst.If, cst.Else]:
         last = index == len(self.node.cases) - 1
-        body = self._body(_as_body(case.body))
+        body = self._body(_as_body(case.body), nested)
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
@@ -953,12 +1025,18 @@ class MatchEmitter:
 
     # -- bodies -----------------------------------------------------------------
 
-    def _body(self, body: Body) -> Body:
+    def _body(self, body: Body, nested: bool = False) -> Body:
+        """The case body, at its column: one indent deeper than the case line,
+        which is one deeper than the ``if`` unless ``nested`` in it."""
         if isinstance(body, cst.IndentedBlock):
             outer = (
-                self.node.indent
-                if self.node.indent is not None
-                else self.owner.module.default_indent
+                ""
+                if nested
+                else (
+                    self.node.indent
+                    if self.node.indent is not None
+                    else self.owner.module.default_indent
+                )
             )
             inner = (
                 body.indent
