@@ -181,7 +181,7 @@ def _pattern(*parts: str, bindings: tuple = ()) -> LoweredPattern:
         pytest.param(
             ["isinstance(v.get('x'), int)", "v.get('x') > 0"],
             "v.get('x')",
-            ["isinstance((x := v.get('x')), int)", "x > 0"],
+            ["isinstance(x := v.get('x'), int)", "x > 0"],
             False,
             id="first-read-then-the-name",
         ),
@@ -195,7 +195,7 @@ def _pattern(*parts: str, bindings: tuple = ()) -> LoweredPattern:
         pytest.param(
             ["(type(v[0]) is list or _spam.kind(v[0]) == 1)", "len(v[0]) == 2"],
             "v[0]",
-            ["(type((x := v[0])) is list or _spam.kind(x) == 1)", "len(x) == 2"],
+            ["(type(x := v[0]) is list or _spam.kind(x) == 1)", "len(x) == 2"],
             False,
             id="inside-the-first-operand-of-or",
         ),
@@ -296,11 +296,10 @@ def test_quiet_and_loud_functions_behave_like_native_match(tmp_path: Path) -> No
     out = transpile(LOUD_AND_QUIET)
     quiet, loud = out.split("def loud")
     assert (
-        'isinstance((x := _spam_key2), int) and isinstance((y := v.get("j")), str)'
-        in quiet
+        'isinstance(x := _spam_key2, int) and isinstance(y := v.get("j"), str)' in quiet
     )
     # A failed case leaves the loud function's x alone: stored after it matched.
-    assert '[(x := v.get("k")), (y := v.get("j"))]' in loud
+    assert '[x := v.get("k"), y := v.get("j")]' in loud
     assert_runs_like_native(LOUD_AND_QUIET, out, tmp_path, ("3.9", "3.8"))
 
 
@@ -326,7 +325,7 @@ def f(line):
 def test_a_function_reading_its_frame_is_lowered_as_before(reader: str) -> None:
     source = REQUEST.replace("return None", f"return {reader}")
     out = transpile(source)
-    assert "isinstance((path := " not in out
+    assert "isinstance(path := " not in out
     assert out.count('event.get("request")') > 1
 
 
@@ -348,10 +347,10 @@ def test_fields_the_helper_reads_are_read_once_where_the_frame_is_quiet() -> Non
 
     quiet = transpile(FIELDS_AT_RUN_TIME)
     assert "(_spam_fields1 := _spam.attrs(value, Pair, 2, ())) is not None" in quiet
-    assert "[(a := _spam_fields1[0]), (b := _spam_fields1[1])]" in quiet
+    assert "[a := _spam_fields1[0], b := _spam_fields1[1]]" in quiet
     # the module-level match, and a function that reads its frame, call the
     # helper for each field: a temporary they keep could be seen there
-    assert "(a := _spam.attrs(_spam_subject" in quiet
+    assert "[a := _spam.attrs(_spam_subject" in quiet
     loud = transpile(FIELDS_AT_RUN_TIME.replace('return "other"', "return locals()"))
     assert "_spam_fields" not in loud
 
@@ -371,7 +370,7 @@ def f(event):
 def test_a_path_a_case_reads_again_is_read_once() -> None:
     out = transpile(REQUEST)
     # ``event.get("request")`` in the mapping check and under it: once.
-    assert "(type((_spam_value" in out
+    assert "(type(_spam_value" in out
     assert 'event.get("request")' in out and out.count('event.get("request")') == 1
     # a method is no path: ``event.get`` itself is not stored
     assert ":= event.get)" not in out

@@ -270,8 +270,8 @@ COMPUTED_SWITCH = (
 def test_a_computed_subject_is_stored_by_the_first_read() -> None:
     out = transpile(COMPUTED_SWITCH, target="3.9")
     assert out.splitlines()[2] == (
-        "    if (_spam_literal2 := _spam_subject1 if type((_spam_subject1 := "
-        'print("  subject") or value)) is int or type(_spam_subject1) is str '
+        "    if (_spam_literal2 := _spam_subject1 if type(_spam_subject1 := "
+        'print("  subject") or value) is int or type(_spam_subject1) is str '
         'else _spam.first_equal(_spam_subject1, (0, "a", 1, 2, 3, "if", 4, 5, 6))) '
         'in {0, "a", 1, 2, 3, "if", 4, 5, 6}:'
     )

@@ -57,11 +57,11 @@ def f(event):
             """,
             """\
             state; event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else _spam.kind(event)
-            if state == "a" and _spam_kind1 == 1 and len(event) == 1 and [(x := event[0])]:
+            if state == "a" and _spam_kind1 == 1 and len(event) == 1 and [x := event[0]]:
             return x
-            elif state == "b" and _spam_kind1 == 1 and len(event) == 2 and [(x := event[0]), (y := event[1])]:
+            elif state == "b" and _spam_kind1 == 1 and len(event) == 2 and [x := event[0], y := event[1]]:
             return y
-            elif _spam_kind1 == 1 and [(rest := _spam.items(event, 0, 0))]:
+            elif _spam_kind1 == 1 and [rest := _spam.items(event, 0, 0)]:
             return rest
             elif state is state:
             return None""",
@@ -153,7 +153,7 @@ def f(event):
             """,
             """\
             _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1
-            if _spam_len2 == 2 and _spam_subject1[0] == "go" and [(d := _spam_subject1[1])]:
+            if _spam_len2 == 2 and _spam_subject1[0] == "go" and [d := _spam_subject1[1]]:
             return d
             elif ((_spam_len2 == 1 and _spam_subject1[0] == "look") or (_spam_len2 == 2 and _spam_subject1[0] == "look" and _spam_subject1[1] == "around")):
             return 1
@@ -176,13 +176,13 @@ def f(event):
             """,
             """\
             _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
-            if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
+            if _spam_len2 == 2 and _spam_first3 == "go" and [d := _spam_subject1[1]]:
             return d
             elif _spam_len2 == 1 and _spam_first3 in ("look", "l"):
             return 1
-            elif _spam_len2 >= 1 and _spam_first3 == "take" and [(things := _spam.items(_spam_subject1, 1, 0))]:
+            elif _spam_len2 >= 1 and _spam_first3 == "take" and [things := _spam.items(_spam_subject1, 1, 0)]:
             return things
-            elif _spam_len2 >= 1 and [(verb := _spam_first3)]:
+            elif _spam_len2 >= 1 and [verb := _spam_first3]:
             return verb""",
             id="first-item-read-once-when-the-cases-dispatch-on-it",
         ),
@@ -199,9 +199,9 @@ def f(event):
             """,
             """\
             _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
-            if _spam_len2 == 2 and _spam_first3 == "go" and [(d := _spam_subject1[1])]:
+            if _spam_len2 == 2 and _spam_first3 == "go" and [d := _spam_subject1[1]]:
             return d
-            elif ((_spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at") or (_spam_len2 == 2 and _spam_first3 == "look")) and [(thing := (_spam_subject1[2] if _spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at" else _spam_subject1[1]))]:
+            elif ((_spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at") or (_spam_len2 == 2 and _spam_first3 == "look")) and [thing := (_spam_subject1[2] if _spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at" else _spam_subject1[1])]:
             return thing
             elif _spam_subject1 is _spam_subject1:
             return 0""",
@@ -211,13 +211,13 @@ def f(event):
             KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
             """\
             event; _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING
-            if _spam_key2 == "click" and isinstance((x := event.get("x")), int):
+            if _spam_key2 == "click" and isinstance(x := event.get("x"), int):
             return x
-            elif _spam_key2 == "key" and isinstance((key := event.get("key")), str):
+            elif _spam_key2 == "key" and isinstance(key := event.get("key"), str):
             return key
             elif _spam_key2 is None:
             return None
-            elif isinstance((kind := _spam_key2), str) and [(rest := _spam.rest(event, ("type",)))]:
+            elif isinstance(kind := _spam_key2, str) and [rest := _spam.rest(event, ("type",))]:
             return kind, rest
             elif event is event:
             return 'other'""",
@@ -228,13 +228,13 @@ def f(event):
             KEYED_CASES.format(first="[x]"),
             """\
             event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else 2 if type(event) is dict else _spam.kind(event); _spam_len2 = len(event) if _spam_kind1 == 1 else -1
-            if _spam_len2 == 1 and [(x := event[0])]:
+            if _spam_len2 == 1 and [x := event[0]]:
             return x
-            elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance((key := event.get("key")), str):
+            elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance(key := event.get("key"), str):
             return key
             elif _spam_kind1 == 2 and event.get("type", _spam.MISSING) is None:
             return None
-            elif _spam_kind1 == 2 and isinstance((kind := event.get("type")), str) and [(rest := _spam.rest(event, ("type",)))]:
+            elif _spam_kind1 == 2 and isinstance(kind := event.get("type"), str) and [rest := _spam.rest(event, ("type",))]:
             return kind, rest
             elif event is event:
             return 'other'""",

@@ -2,13 +2,13 @@
 
 CPython stores a case's captures only once its whole pattern matched, so the
 lowering reads each captured value again after the case's tests:
-``isinstance(event.get("x"), int) and [(x := event.get("x"))]``. PEP 634
+``isinstance(event.get("x"), int) and [x := event.get("x")]``. PEP 634
 leaves the bindings of a failed match unspecified ("shouldn't assume that
 variables are unchanged by a failed match"); test_patma checks CPython's
 (``locals()`` after a failed alternative).
 
 So a capture is stored where its value is first read,
-``isinstance((x := event.get("x")), int)``, only where no code can tell the
+``isinstance(x := event.get("x"), int)``, only where no code can tell the
 difference: in a function that calls none of ``locals()``, ``vars()``,
 ``dir()``, ``eval()``, ``exec()``, ``breakpoint()`` or a frame getter, for a
 name that is neither global, nonlocal nor used by a nested scope (a closure
@@ -354,7 +354,9 @@ def place_at_first_read(
             replace = _replacer(reads[0], name)
             # What follows the first read in the text runs after it, if at
             # all: the first read runs whenever the test does.
-            stored = f"({name} := {part.expr[start:end]})"
+            stored = f"{name} := {part.expr[start:end]}"
+            if not _whole_argument(part.expr, start, end):
+                stored = f"({stored})"
             placed = Test(
                 part.expr[:start] + stored + replace(part.expr[end:]),
                 part.kind,
@@ -370,6 +372,17 @@ def place_at_first_read(
             ]
             return [*parts[:at], placed, *later], rest
     return None
+
+
+# The opening parenthesis of a call: ``isinstance(``, ``_spam.kind(``.
+_CALL_OPENS = re.compile(r"[\w)\]]\($")
+
+
+def _whole_argument(expr: str, start: int, end: int) -> bool:
+    """Whether ``expr[start:end]`` is a whole positional argument of a call,
+    where ``:=`` needs no parentheses (``isinstance(x := v, int)``): they
+    cost the parser more than the rest of the store."""
+    return bool(_CALL_OPENS.search(expr, 0, start)) and expr[end : end + 1] in ",)"
 
 
 def _defaulted(value: str) -> List[str]:

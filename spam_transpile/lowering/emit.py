@@ -1,7 +1,7 @@
 """Emit a lowered case as one ``if``/``elif`` test expression (source text).
 
 The test is the pattern's condition, then the stores of its bindings, then
-the guard: ``cond and [(x := v), (y := w)] and (guard)``. The bindings read
+the guard: ``cond and [x := v, y := w] and (guard)``. The bindings read
 paths from the subject again (PEP 634 leaves how often items and attributes
 are read unspecified), so the test needs no temporary and nothing of the
 lowering is left in ``locals()``.
@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
+import libcst as cst
+
 from spam_transpile.lowering.ir import (
     All,
     AnyOf,
@@ -31,13 +33,15 @@ from spam_transpile.lowering.names import Names
 
 @dataclass
 class Binder:
-    #: expression storing ``value`` in user name ``name`` (its value unused)
+    #: expression storing ``value`` in user name ``name`` (its value unused),
+    #: as an item of a list display
     store: Callable[[str, str], str]
 
 
 def walrus_binder() -> Binder:
+    # An item of the list of stores needs no parentheses around ``:=``.
     return Binder(
-        store=lambda name, value: f"({name} := {value})",
+        store=lambda name, value: f"{name} := {value}",
     )
 
 
@@ -152,3 +156,12 @@ def case_test(pattern: LoweredPattern, binder: Binder) -> str:
     if pattern.bindings:
         parts.append(store_text(pattern.bindings, binder))
     return " and ".join(parts) if parts else "True"
+
+
+def guard_operand(guard: cst.BaseExpression, text: str) -> str:
+    """The guard (``text`` its source) as an operand of ``and``: in
+    parentheses unless it binds tighter than ``and`` anyway."""
+    loose = isinstance(guard, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
+        isinstance(guard, cst.BooleanOperation) and isinstance(guard.operator, cst.Or)
+    )
+    return f"({text})" if loose and not guard.lpar else text

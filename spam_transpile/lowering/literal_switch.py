@@ -16,8 +16,8 @@ chain is nested so that only that half's cases are tested::
             ...
 
 Each case test stays on its case line, and no line moves. A subject that
-is not a local name is stored by its first read: ``type((_spam_subject1 :=
-event.kind)) is int``.
+is not a local name is stored by its first read: ``type(_spam_subject1 :=
+event.kind) is int``.
 
 Why it is exact:
 
@@ -86,7 +86,8 @@ def split_literal_run(
     name: Callable[[], str],
 ) -> Optional[LiteralSplit]:
     """The split for a match whose subject the name ``subject`` holds once
-    ``first_read`` (that name, or ``(temp := expression)``) ran, or None
+    ``first_read`` (that name, or ``temp := expression``, an argument of
+    ``type()``) ran, or None
     when its leading literal run is too short to gain from one."""
     run = _literal_run(cases, low)
     weights = [len(texts) for texts, _ in run]

@@ -268,7 +268,7 @@ class ReadableMatch:
             if pattern.bindings:
                 binder = self._binder()
                 parts.append(emit.store_text(pattern.bindings, binder, readable=True))
-            parts.append(_operand(guard, self.owner.code(guard).strip()))
+            parts.append(emit.guard_operand(guard, self.owner.code(guard).strip()))
         if len(parts) > 1 and isinstance(pattern.cond, AnyOf):
             parts[0] = f"({parts[0]})"  # ``or`` binds looser than the ``and`` after it
         return " and ".join(parts) if parts else "True"
@@ -407,15 +407,6 @@ def _spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
         cond_of(pattern.cond),
         tuple((name, value_of(value)) for name, value in pattern.bindings),
     )
-
-
-def _operand(guard: cst.BaseExpression, text: str) -> str:
-    """The guard as an operand of ``and``: in parentheses unless it binds
-    tighter than ``and`` anyway."""
-    loose = isinstance(guard, (cst.IfExp, cst.Lambda, cst.NamedExpr)) or (
-        isinstance(guard, cst.BooleanOperation) and isinstance(guard.operator, cst.Or)
-    )
-    return f"({text})" if loose and not guard.lpar else text
 
 
 def _unparenthesized(text: str) -> str:

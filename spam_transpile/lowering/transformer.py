@@ -694,7 +694,7 @@ class MatchEmitter:
             statement = first.body[0]
             assert isinstance(statement, MatchAssign)
             value = self.owner.code(statement.value)
-            first_read, hint = f"({self.subject_temp} := {value})", "literal"
+            first_read, hint = f"{self.subject_temp} := {value}", "literal"
         return split_literal_run(
             cases,
             self.subject,
@@ -999,8 +999,13 @@ class MatchEmitter:
     ) -> cst.BaseExpression:
         text = test_text
         if guard is not None:
-            # The guard keeps its own layout (and line breaks) inside parentheses.
-            text = f"{text} and ({self.owner.code(guard)})"
+            code = self.owner.code(guard)
+            if "\n" in code:
+                # The guard keeps its own layout (and line breaks) inside
+                # parentheses.
+                text = f"{text} and ({code})"
+            else:
+                text = f"{text} and {emit.guard_operand(guard, code.strip())}"
         doomed = self._namespace_temps()
         if doomed:
             # Module and class bodies can drop names from an expression: the
