@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import FrozenSet
+from typing import FrozenSet, Optional
 
 import libcst as cst
 import pytest
 
 from spam_transpile import transpile
-from spam_transpile.lowering.early_binding import bind_early, quiet_captures
+from spam_transpile.lowering.early_binding import (
+    bind_early,
+    quiet_captures,
+    store_in_guard,
+)
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
 from spam_transpile.lowering.ir import Test as Check
 from test_readable import assert_runs_like_native
@@ -193,6 +197,13 @@ def _pattern(*parts: str, bindings: tuple = ()) -> LoweredPattern:
             id="a-key-test-reads-it-with-its-default",
         ),
         pytest.param(
+            ["getattr(v, 'x', _spam.MISSING) is not _spam.MISSING", "v.x > 0"],
+            "v.x",
+            ["(x := getattr(v, 'x', _spam.MISSING)) is not _spam.MISSING", "x > 0"],
+            False,
+            id="an-attribute-test-reads-it-with-its-default",
+        ),
+        pytest.param(
             ["(type(v[0]) is list or _spam.kind(v[0]) == 1)", "len(v[0]) == 2"],
             "v[0]",
             ["(type(x := v[0]) is list or _spam.kind(x) == 1)", "len(x) == 2"],
@@ -240,6 +251,54 @@ def test_only_quiet_names_and_plain_values_are_bound_early() -> None:
     assert lowered == pattern  # x is not quiet; y is read only inside the or
 
 
+@pytest.mark.parametrize(
+    ("guard", "expected"),
+    [
+        ("x in EXITS", "(x := v[1]) in EXITS"),
+        ('"ctrl" in x', '"ctrl" in (x := v[1])'),
+        ("len(x) > 2", "len(x := v[1]) > 2"),
+        ("x", "(x := v[1])"),
+        ("not x", "not (x := v[1])"),
+        ("-x < limit", "-(x := v[1]) < limit"),
+        ("limit < x.size", "limit < (x := v[1]).size"),
+        ("x[0] and y", "(x := v[1])[0] and y"),
+        ("1 + x > y", "1 + (x := v[1]) > y"),
+        pytest.param("y > x", "y > (x := v[1])", id="another-quiet-capture-first"),
+        pytest.param("f(y) and x", None, id="after-a-call"),
+        pytest.param("self.ok(x)", None, id="after-an-attribute"),
+        pytest.param("y and x", None, id="after-a-truth-test"),
+        pytest.param("x.a or x", "(x := v[1]).a or x", id="the-first-read-only"),
+        pytest.param("(lambda: x)()", None, id="in-a-lambda"),
+        pytest.param("f(*x)", None, id="starred"),
+        pytest.param("f(k=x)", None, id="keyword"),
+        pytest.param("z in EXITS", None, id="not-a-capture"),
+        pytest.param("q in EXITS", None, id="not-quiet"),
+    ],
+)
+def test_a_capture_the_guard_reads_first_is_stored_there(
+    guard: str, expected: Optional[str]
+) -> None:
+    pattern = _pattern("len(v) == 2", bindings=(("x", "v[1]"), ("q", "v[0]")))
+    node = cst.parse_expression(guard)
+    stored = store_in_guard(pattern, node, frozenset({"x", "y"}))
+    if expected is None:
+        assert stored is None
+        return
+    assert stored is not None
+    rest, name, store = stored
+    assert rest.bindings == (("q", "v[0]"),)
+    replaced = node.deep_replace(name, cst.Name("_STORE_"))
+    assert cst.Module([]).code_for_node(replaced).replace("_STORE_", store) == expected
+
+
+def test_a_capture_another_store_reads_stays_in_the_list() -> None:
+    # ``{k: m as d}``: d's value is the name m
+    pattern = _pattern("True", bindings=(("m", "v['k']"), ("d", "m")))
+    assert (
+        store_in_guard(pattern, cst.parse_expression("m > 0"), frozenset("md")) is None
+    )
+
+
 LOUD_AND_QUIET = """\
 import sys
 
@@ -262,6 +321,35 @@ def both(v):
             return ("both", m, d)
         case [int() as a, (b as c)] if a != c:
             return ("seq", a, b, c)
+        case _:
+            return "miss"
+
+
+class Point:
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self._x, self.y = x, y
+
+    @property
+    def x(self):
+        print("  read x")
+        return self._x
+
+
+def note(value):
+    print("  guard", value)
+    return value
+
+
+def guarded(v):
+    match v:
+        case Point(x, y) if note(x):
+            return ("point", x, y)
+        case Point(x=0, y=y) if y in (1, 2):
+            return ("on an axis", y)
+        case [a, b] if not b:
+            return ("pair", a, b)
         case _:
             return "miss"
 
@@ -289,6 +377,8 @@ SUBJECTS = [
 ]
 for subject in SUBJECTS:
     print(quiet(subject), both(subject), loud(subject))
+for subject in [Point(1, 2), Point(0, 1), Point(0, 3), [1, 0], [1, 2], None]:
+    print(guarded(subject))
 """
 
 
@@ -300,7 +390,12 @@ def test_quiet_and_loud_functions_behave_like_native_match(tmp_path: Path) -> No
     )
     # A failed case leaves the loud function's x alone: stored after it matched.
     assert '[x := v.get("k"), y := v.get("j")]' in loud
-    assert_runs_like_native(LOUD_AND_QUIET, out, tmp_path, ("3.9", "3.8"))
+    # an attribute's presence test stores it ("read x" once), and a guard
+    # that reads a capture first stores it (before any code of the guard)
+    assert "(x := getattr(v, 'x', _spam.MISSING)) is not _spam.MISSING" in quiet
+    assert "and not (b := v[1]):" in quiet
+    stdout = assert_runs_like_native(LOUD_AND_QUIET, out, tmp_path, ("3.9", "3.8"))
+    assert b"  read x\n  guard 1\n" in stdout
 
 
 RETURNING = """\

@@ -16,6 +16,10 @@ made in an earlier run would see it change), and that nothing reads but the
 guards and bodies of cases capturing it, each of which has stored it by then.
 A debugger, or code reading the frame's variables from outside, is what may
 still see a capture of a case that then failed (README, Known limits).
+
+In such functions a capture whose value no test reads, but that its guard
+reads before running any code, is stored in the guard
+(:func:`store_in_guard`): ``(direction := s[1]) in EXITS``.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.cstwalk import children, pattern_nodes
-from spam_transpile.lowering.emit import case_test, walrus_binder
+from spam_transpile.lowering.emit import case_test, render_value, walrus_binder
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value, tests_in
 from spam_transpile.lowering.names import TEMP_PREFIX
 from spam_transpile.lowering.scopes import capture_names_of
@@ -51,6 +55,7 @@ __all__ = [
     "may_read_frames",
     "read_paths_once",
     "reads_own_frame",
+    "store_in_guard",
 ]
 
 # Calls that can read the function's variables by name, and attributes that
@@ -323,6 +328,73 @@ def bind_early(pattern: LoweredPattern, quiet: FrozenSet[str]) -> LoweredPattern
     return LoweredPattern(new_cond, tuple(bindings))
 
 
+def store_in_guard(
+    pattern: LoweredPattern, guard: cst.BaseExpression, quiet: FrozenSet[str]
+) -> Optional[Tuple[LoweredPattern, cst.Name, str]]:
+    """The capture the guard reads before running any code, stored there:
+    ``pattern`` without its store, the guard's name node to replace, and
+    the store (``(direction := s[1])`` for ``direction in EXITS``; without
+    parentheses as a call's argument).
+
+    Before that read the guard evaluates only constants and other names
+    (whose load runs no code), so the value is still read after the
+    pattern's checks and before any code of the guard, as CPython reads it;
+    it saves building the list of stores."""
+    stores = {name for name, _ in pattern.bindings if name in quiet}
+    found = _first_load(guard, frozenset(stores)) if stores else None
+    if found is None:
+        return None
+    node, argument = found
+    name = node.value
+    value = render_value(dict(pattern.bindings)[name])
+    reads_it = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    others = [(n, v) for n, v in pattern.bindings if n != name]
+    if any(reads_it.search(render_value(v)) for _, v in others):
+        return None  # ``{k: m as d}``: another store reads it
+    store = f"{name} := {value}" if argument else f"({name} := {value})"
+    return LoweredPattern(pattern.cond, tuple(others)), node, store
+
+
+# Literals: evaluating them runs no code.
+_CONSTANTS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _first_load(
+    node: cst.BaseExpression, wanted: FrozenSet[str]
+) -> Optional[Tuple[cst.Name, bool]]:
+    """The load of a ``wanted`` name that evaluating ``node`` makes before
+    running any code, and whether it is a whole positional argument."""
+    if isinstance(node, cst.Name):
+        return (node, False) if node.value in wanted else None
+    if isinstance(node, cst.Call):
+        if not isinstance(node.func, cst.Name) or node.func.value in wanted:
+            return None
+        if not node.args or node.args[0].star or node.args[0].keyword:
+            return None
+        first = node.args[0].value
+        found = _first_load(first, wanted)
+        return (found[0], found[0] is first) if found else None
+    if isinstance(node, cst.Comparison):
+        operands = [node.left, node.comparisons[0].comparator]
+    elif isinstance(node, cst.BinaryOperation):
+        operands = [node.left, node.right]
+    elif isinstance(node, (cst.Attribute, cst.Subscript)):
+        operands = [node.value]
+    elif isinstance(node, cst.BooleanOperation):
+        operands = [node.left]  # then its truth test runs code
+    elif isinstance(node, cst.UnaryOperation):
+        operands = [node.expression]
+    else:
+        return None
+    for operand in operands:
+        found = _first_load(operand, wanted)
+        if found is not None:
+            return found
+        if not isinstance(operand, (cst.Name, *_CONSTANTS)):
+            return None  # it ran code: too late
+    return None
+
+
 def place_at_first_read(
     name: Union[str, Callable[[], str]],
     value: str,
@@ -386,10 +458,16 @@ def _whole_argument(expr: str, start: int, end: int) -> bool:
 
 
 def _defaulted(value: str) -> List[str]:
-    """``s.get(k, _spam.MISSING)`` for ``s.get(k)``: the key test's read,
-    the same value where the key is present."""
+    """``s.get(k, _spam.MISSING)`` for ``s.get(k)``, and ``getattr(v, 'x',
+    _spam.MISSING)`` for ``v.x``: the key or attribute test's read, the same
+    value where the key or attribute is there."""
     found = re.fullmatch(r"(.+)\.get\((.+)\)", value)
-    return [] if found is None else [f"{found.group(1)}.get({found.group(2)}, "]
+    if found is not None:
+        return [f"{found.group(1)}.get({found.group(2)}, "]
+    found = re.fullmatch(r"(.+)\.([^\W\d]\w*)", value)
+    if found is not None:
+        return [f"getattr({found.group(1)}, {found.group(2)!r}, "]
+    return []
 
 
 def _read_pattern(value: str) -> "re.Pattern[str]":

@@ -35,6 +35,7 @@ from spam_transpile.lowering.early_binding import (
     read_calls_once,
     read_paths_once,
     reads_own_frame,
+    store_in_guard,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
 from spam_transpile.checks.reachability import is_irrefutable, unreachable_cases
@@ -592,6 +593,8 @@ class MatchEmitter:
         self.subject = self._choose_subject()
         self.layout = owner.layout
         self._headers: Dict[int, int] = {}  # case index -> header lines
+        #: case index -> its guard, storing a capture it reads first
+        self._guards: Dict[int, cst.BaseExpression] = {}
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -645,9 +648,10 @@ class MatchEmitter:
         )
         quiet = self._quiet_captures()
         fields: Dict[str, str] = {}
-        for pattern in lowered:
+        for index, pattern in enumerate(lowered):
             pattern = bind_early(self.facts.apply(pattern), quiet)
             pattern = self._reads_once(pattern, fields)
+            pattern = self._store_in_guard(index, pattern, quiet)
             tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
@@ -735,6 +739,22 @@ class MatchEmitter:
             whitespace_before_test=cst.SimpleWhitespace(" "),
             whitespace_after_test=cst.SimpleWhitespace(""),
         )
+
+    def _store_in_guard(
+        self, index: int, pattern: LoweredPattern, quiet: FrozenSet[str]
+    ) -> LoweredPattern:
+        """``pattern`` without the store of a capture its guard reads before
+        running any code: the guard stores it there (see
+        :func:`.store_in_guard`)."""
+        guard = self.node.cases[index].guard
+        if guard is None or not quiet:
+            return pattern
+        stored = store_in_guard(pattern, guard, quiet)
+        if stored is None:
+            return pattern
+        pattern, node, store = stored
+        self._guards[index] = guard.deep_replace(node, RawExpression(store))
+        return pattern
 
     def _reads_once(
         self, pattern: LoweredPattern, named: Dict[str, str]
@@ -921,7 +941,8 @@ class MatchEmitter:
                 leading_lines=case.leading_lines,
                 whitespace_before_colon=cst.SimpleWhitespace(""),
             )
-        test = self._with_guard_and_cleanup(test_text, case.guard, last)
+        guard = self._guards.get(index, case.guard)
+        test = self._with_guard_and_cleanup(test_text, guard, last)
         header_lines = self._header_lines(case, index)
         test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
         if header_lines and not test_lines and isinstance(test, cst.Name):
