@@ -54,19 +54,28 @@ class Layout:
         return self.normalised != self.lines
 
 
-def split_layout(source: str) -> Layout:
-    """Cut ``source`` into lines and normalise what LibCST cannot parse."""
+def split_layout(source: str, expand_tabs: bool = False) -> Layout:
+    """Cut ``source`` into lines and normalise what LibCST cannot parse.
+
+    ``expand_tabs``: also write the indentation of every line in spaces, as
+    CPython counts it (a tab to the next multiple of 8). LibCST matches
+    indentation as text, CPython by column: a block indented ``"\t    "``
+    under one indented with eight spaces is valid Python LibCST refuses.
+    Only for a file LibCST refused: in a file indented with tabs the lines
+    the lowering rewrites would then be indented with spaces."""
     pieces = _LINE_END.split(source)
     lines = pieces[0::2]
     endings = pieces[1::2] + [""]
     normalised = list(lines)
     removed = [0] * len(lines)
-    if _NEEDS_NORMALISING.search(source):
+    if expand_tabs or _NEEDS_NORMALISING.search(source):
         inside = _lines_inside_strings("\n".join(lines) + "\n")
         if inside is not None:
             for index, line in enumerate(lines):
                 if index + 1 not in inside:
                     normalised[index], removed[index] = _normalise_line(line)
+                    if expand_tabs:
+                        normalised[index] = _spaces_for_tabs(normalised[index])
     _empty_the_blank_tail(lines, normalised)
     text = "".join(
         line + ("\n" if ending else "") for line, ending in zip(normalised, endings)
@@ -82,6 +91,12 @@ def _empty_the_blank_tail(lines: List[str], normalised: List[str]) -> None:
     while index > 0 and _WHITESPACE_ONLY.fullmatch(lines[index - 1]):
         index -= 1
         normalised[index] = ""
+
+
+def _spaces_for_tabs(line: str) -> str:
+    code = line.lstrip(" \t")
+    indent = line[: len(line) - len(code)]
+    return indent.expandtabs(8) + code if "\t" in indent else line
 
 
 def _normalise_line(line: str) -> "tuple[str, int]":

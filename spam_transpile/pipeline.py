@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import sys
 import threading
 from typing import Callable, List, Optional, Tuple, TypeVar
@@ -140,7 +141,14 @@ def transpile_with_warnings(
             view.nodes(),
         )
     if lowered is None:
-        lowered = _lower_whole_file(source, lines, view, filename, version, style)
+        try:
+            lowered = _lower_whole_file(source, lines, view, filename, version, style)
+        except TranspileError as error:
+            if view.tree is None or not _TAB_INDENTED.search(source):
+                raise
+            # CPython reads it: LibCST may have refused mixed tabs and spaces.
+            lines = split_layout(source, expand_tabs=True)
+            lowered = _retried(error, source, lines, view, filename, version, style)
         if lowered is None:
             return source, warnings
     if deferred is not None:
@@ -161,6 +169,27 @@ def transpile_with_warnings(
     nodes = view.nodes() if view.tree is not None else None
     check_output(source, output, nodes, version, filename)
     return output, warnings
+
+
+# A line indented with a tab somewhere in its indentation.
+_TAB_INDENTED = re.compile(r"(?:^|(?<=[\r\n]))[ \f]*\t")
+
+
+def _retried(
+    error: TranspileError,
+    source: str,
+    lines: Layout,
+    view: CPythonView,
+    filename: str,
+    version: Tuple[int, int],
+    style: str,
+) -> Optional[Tuple[str, List[TranspileWarning]]]:
+    """:func:`_lower_whole_file` once more, on indentation in spaces; the
+    first attempt's ``error`` stands if this one fails too."""
+    try:
+        return _lower_whole_file(source, lines, view, filename, version, style)
+    except TranspileError:
+        raise error from None
 
 
 def _lower_whole_file(

@@ -148,6 +148,39 @@ def test_backslash_lines_3_9_would_read_otherwise_are_made_blank() -> None:
     assert _lines(transpile(source))[3] == ""
 
 
+@pytest.mark.parametrize(
+    "body",
+    ["\t        y = 'a tab, then spaces'", "        \ty = 'spaces, then a tab'"],
+    ids=["tab-then-spaces", "spaces-then-tab"],
+)
+def test_indentation_mixing_tabs_and_spaces_as_cpython_allows(
+    body: str, tmp_path: Path
+) -> None:
+    """LibCST matches indentation as text, CPython by column: a case body
+    indented with a tab and spaces under a case indented with eight spaces
+    is valid Python that LibCST refuses. The lowering reads it with the
+    indentation in spaces; the lines it did not rewrite keep their own."""
+    from test_readable import assert_runs_like_native  # (subprocesses import us)
+
+    source = (
+        "def f(x):\n    y = None\n    match x:\n        case 1:\n"
+        f"{body}\n        case _:\n            y = 'other'\n    return y\n"
+        "print(f(1), f(2))\n"
+    )
+    compile(source, "<source>", "exec", dont_inherit=True)  # valid for CPython
+    output = transpile(source)
+    _assert_lowered(source, output)
+    assert output.splitlines()[4] == body  # kept as written
+    assert_runs_like_native(source, output, tmp_path, ("3.8", "3.9"))
+
+
+def test_a_file_indented_with_tabs_keeps_its_tabs() -> None:
+    source = "def f(x):\n\tmatch x:\n\t\tcase 1:\n\t\t\treturn 1\n"
+    output = transpile(source)
+    indents = [re.match(r"[ \t]*", line).group() for line in output.splitlines()]
+    assert indents == ["", "\t", "\t", "\t\t\t"]
+
+
 def test_string_contents_are_never_normalised() -> None:
     source = 'x = """a\n\\\n\x0c  b"""\n' + MATCH
     output = transpile(source)
