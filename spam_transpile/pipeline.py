@@ -147,8 +147,14 @@ def transpile_with_warnings(
             if view.tree is None or not _TAB_INDENTED.search(source):
                 raise
             # CPython reads it: LibCST may have refused mixed tabs and spaces.
+            # If it refuses the file in spaces too, the first error stands.
             lines = split_layout(source, expand_tabs=True)
-            lowered = _retried(error, source, lines, view, filename, version, style)
+            try:
+                lowered = _lower_whole_file(
+                    source, lines, view, filename, version, style
+                )
+            except TranspileError:
+                raise error from None
         if lowered is None:
             return source, warnings
     if deferred is not None:
@@ -173,23 +179,6 @@ def transpile_with_warnings(
 
 # A line indented with a tab somewhere in its indentation.
 _TAB_INDENTED = re.compile(r"(?:^|(?<=[\r\n]))[ \f]*\t")
-
-
-def _retried(
-    error: TranspileError,
-    source: str,
-    lines: Layout,
-    view: CPythonView,
-    filename: str,
-    version: Tuple[int, int],
-    style: str,
-) -> Optional[Tuple[str, List[TranspileWarning]]]:
-    """:func:`_lower_whole_file` once more, on indentation in spaces; the
-    first attempt's ``error`` stands if this one fails too."""
-    try:
-        return _lower_whole_file(source, lines, view, filename, version, style)
-    except TranspileError:
-        raise error from None
 
 
 def _lower_whole_file(

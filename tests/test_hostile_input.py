@@ -174,6 +174,14 @@ def test_indentation_mixing_tabs_and_spaces_as_cpython_allows(
     assert_runs_like_native(source, output, tmp_path, ("3.8", "3.9"))
 
 
+def test_an_error_in_a_file_with_tabs_is_reported_once_and_where_it_is() -> None:
+    source = "def f(x):\n\tmatch x:\n\t\tcase y:\n\t\t\tpass\n\t\tcase 1:\n\t\t\tpass\n"
+    with pytest.raises(TranspileError) as caught:
+        transpile(source, filename="t.py")
+    assert str(caught.value).startswith("t.py:3:")
+    assert "makes remaining patterns unreachable" in str(caught.value)
+
+
 def test_a_file_indented_with_tabs_keeps_its_tabs() -> None:
     source = "def f(x):\n\tmatch x:\n\t\tcase 1:\n\t\t\treturn 1\n"
     output = transpile(source)
