@@ -347,7 +347,7 @@ def store_in_guard(
     node, argument = found
     name = node.value
     value = render_value(dict(pattern.bindings)[name])
-    reads_it = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    reads_it = _read_pattern(name)
     others = [(n, v) for n, v in pattern.bindings if n != name]
     if any(reads_it.search(render_value(v)) for _, v in others):
         return None  # ``{k: m as d}``: another store reads it
