@@ -7,15 +7,19 @@ differential fuzzer's "quiet" scope runs such functions against CPython.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 from typing import FrozenSet, Optional
 
 import libcst as cst
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spam_transpile import transpile
 from spam_transpile.lowering.early_binding import (
+    Reads,
     bind_early,
     quiet_captures,
     store_in_guard,
@@ -486,3 +490,33 @@ def test_a_value_pattern_is_looked_up_each_time() -> None:
     out = transpile(source)
     assert out.count("Op.ADD") == 2 and ":= Op.ADD" not in out
     assert "(_spam_value" not in out or ":= e[2]" in out
+
+
+# The reads of a value, as the regular expressions the search replaced define
+# them: no word character or dot before; after, no word character and no
+# ``:=``, or for a defaulted ``get`` its default up to the ``)``.
+def _read_regex(value: str) -> "re.Pattern[str]":
+    if value.endswith(", "):
+        return re.compile(rf"(?<![\w.]){re.escape(value)}[\w.]+\)")
+    return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\s*:=)")
+
+
+_READ_VALUES = ["s", "s[0]", "v.x", "s.get('k', ", "_spam_subject1", "é"]
+# Texts built from the values and what can sit around them.
+_READ_PIECES = st.sampled_from(
+    [*_READ_VALUES, "s", ".", "_", "a", "é", "2", " ", "\t", ":=", ":", "=", "(", ")"]
+    + ["_spam.MISSING)", ", ", "[0]", "x"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    value=st.sampled_from(_READ_VALUES),
+    text=st.lists(_READ_PIECES, max_size=12).map("".join),
+)
+def test_reads_finds_what_the_regular_expression_finds(value: str, text: str) -> None:
+    regex, reads = _read_regex(value), Reads(value)
+    assert list(reads.finditer(text)) == [m.span() for m in regex.finditer(text)]
+    found = regex.search(text)
+    assert reads.search(text) == (found.span() if found else None)
+    assert reads.sub("NAME", text) == regex.sub("NAME", text)

@@ -347,7 +347,7 @@ def store_in_guard(
     node, argument = found
     name = node.value
     value = render_value(dict(pattern.bindings)[name])
-    reads_it = _read_pattern(name)
+    reads_it = Reads(name)
     others = [(n, v) for n, v in pattern.bindings if n != name]
     if any(reads_it.search(render_value(v)) for _, v in others):
         return None  # ``{k: m as d}``: another store reads it
@@ -410,7 +410,7 @@ def place_at_first_read(
     text = case_test(
         LoweredPattern(All(tuple(parts)), tuple(bindings)), walrus_binder()
     )
-    reads = [_read_pattern(value)] + [_read_pattern(v) for v in _defaulted(value)]
+    reads = [Reads(value)] + [Reads(v) for v in _defaulted(value)]
     if any(_in_string(text, read) for read in reads):
         return None  # a literal spells the path: text replacement could hit it
     for at, part in enumerate(parts):
@@ -470,14 +470,77 @@ def _defaulted(value: str) -> List[str]:
     return []
 
 
-def _read_pattern(value: str) -> "re.Pattern[str]":
-    if value.endswith(", "):  # a defaulted ``get``: up to its closing paren
-        return re.compile(rf"(?<![\w.]){re.escape(value)}[\w.]+\)")
-    return re.compile(rf"(?<![\w.]){re.escape(value)}(?!\w|\s*:=)")
-
-
-def _replacer(read: "re.Pattern[str]", name: str) -> Callable[[str], str]:
+def _replacer(read: Reads, name: str) -> Callable[[str], str]:
     return lambda text: read.sub(name, text)
+
+
+class Reads:
+    """Where a text reads ``value``: where it is spelled with no word
+    character or dot just before it, and no word character or ``:=`` (a
+    store) after it. A defaulted ``get`` (``s.get(k, ``) reads on to the
+    ``)`` closing its default (``_spam.MISSING)``).
+
+    String search, not a regular expression per value: values are seldom
+    spelled alike twice, and compiling an expression for each cost more
+    than all the rest of the search.
+    """
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        self._defaulted = value.endswith(", ")
+
+    def finditer(self, text: str) -> Iterator[Tuple[int, int]]:
+        """Each read's ``(start, end)``, left to right, not overlapping."""
+        at = 0
+        while True:
+            found = self.search(text, at)
+            if found is None:
+                return
+            yield found
+            at = found[1]
+
+    def search(self, text: str, at: int = 0) -> Optional[Tuple[int, int]]:
+        """The first read from ``at`` on."""
+        value = self.value
+        start = text.find(value, at)
+        while start != -1:
+            end = self._end(text, start, start + len(value))
+            if end is not None:
+                return start, end
+            start = text.find(value, start + 1)
+        return None
+
+    def sub(self, name: str, text: str) -> str:
+        """``text`` with each read replaced by ``name``."""
+        pieces, at = [], 0
+        for start, end in self.finditer(text):
+            pieces += [text[at:start], name]
+            at = end
+        return "".join(pieces) + text[at:] if pieces else text
+
+    def _end(self, text: str, start: int, end: int) -> Optional[int]:
+        if start and _continues_name(text[start - 1]):
+            return None
+        if self._defaulted:
+            stop = end
+            while stop < len(text) and _continues_name(text[stop]):
+                stop += 1
+            return stop + 1 if stop > end and text[stop : stop + 1] == ")" else None
+        if end < len(text) and _is_word(text[end]):
+            return None
+        after = end
+        while after < len(text) and text[after].isspace():
+            after += 1
+        return None if text.startswith(":=", after) else end
+
+
+def _is_word(char: str) -> bool:
+    # what ``\w`` matches in a str pattern
+    return char.isalnum() or char == "_"
+
+
+def _continues_name(char: str) -> bool:
+    return char == "." or _is_word(char)
 
 
 # Opening parentheses and calls of plain names only: ``(type(``.
@@ -485,22 +548,21 @@ _OPENING_CALLS = re.compile(r"(?:\(|[A-Za-z_][\w.]*\()*")
 _DEFERS = re.compile(r"\b(?:if|for|lambda)\b")
 
 
-def _site(expr: str, read: "re.Pattern[str]") -> Optional[Tuple[int, int]]:
+def _site(expr: str, read: Reads) -> Optional[Tuple[int, int]]:
     """Where in ``expr`` its first read by ``read`` is, if that read runs
     whenever ``expr`` is evaluated, and before any other."""
     found = read.search(expr)
     if found is None:
         return None
-    if _OPENING_CALLS.fullmatch(expr, 0, found.start()) and not _DEFERS.search(expr):
+    start, end = found
+    if _OPENING_CALLS.fullmatch(expr, 0, start) and not _DEFERS.search(expr):
         # ``isinstance(`` ``(type(``: the first argument of calls, which
         # runs first whenever the test does (most reads; no parse needed),
         # unless it is the value of an ``if``-``else`` or a comprehension
-        return found.start(), found.end()
+        return start, end
     marker = "_spam_site_"
     try:
-        tree = ast.parse(
-            expr[: found.start()] + marker + expr[found.end() :], mode="eval"
-        )
+        tree = ast.parse(expr[:start] + marker + expr[end:], mode="eval")
     except SyntaxError:
         return None
     parents = {
@@ -516,7 +578,7 @@ def _site(expr: str, read: "re.Pattern[str]") -> Optional[Tuple[int, int]]:
         if not _always_evaluates(parent, node):
             return None
         node = parent
-    return found.start(), found.end()
+    return start, end
 
 
 def _always_evaluates(parent: ast.AST, child: ast.AST) -> bool:
@@ -552,7 +614,7 @@ def _always_evaluates(parent: ast.AST, child: ast.AST) -> bool:
 _STRING = re.compile(r"""[rRbBuUfF]{0,2}(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 
 
-def _in_string(text: str, read: "re.Pattern[str]") -> bool:
+def _in_string(text: str, read: Reads) -> bool:
     """Whether a match of ``read`` in ``text`` lies inside a string literal."""
     if not read.search(text) or not any(q in text for q in "'\""):
         return False
@@ -560,10 +622,10 @@ def _in_string(text: str, read: "re.Pattern[str]") -> bool:
         return True  # not one line: never claim to know
     spans = [found.span() for found in _STRING.finditer(text)]
     return any(
-        start < found.end() and found.start() < end
-        for found in read.finditer(text)
+        start < read_end and read_start < end
+        for read_start, read_end in read.finditer(text)
         for start, end in spans
-        if not (start >= found.start() and end <= found.end())
+        if not (start >= read_start and end <= read_end)
     )
 
 
