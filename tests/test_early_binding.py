@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 
 from spam_transpile import transpile
 from spam_transpile.lowering.early_binding import (
-    Reads,
     bind_early,
     quiet_captures,
     store_in_guard,
 )
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
+from spam_transpile.lowering.reads import Reads
 from spam_transpile.lowering.ir import Test as Check
 from test_readable import assert_runs_like_native
 

@@ -11,7 +11,7 @@ them, `dt.ev` to count evaluations, `dt.names` to list user names).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Dict, Tuple
 
 import pytest
 
@@ -3645,12 +3645,7 @@ assert set(KNOWN_EMULATION_DEVIATIONS) <= {p.name for p in ALL}
 
 
 # Deviations on some targets only: (program, target) -> reason.
-KNOWN_TARGET_DEVIATIONS = {
-    ("builtins-shadowed-import-function", "3.6"): (
-        "3.6 stores captures through ctypes, reached with __import__, which the "
-        "program shadows together with __builtins__"
-    ),
-}
+KNOWN_TARGET_DEVIATIONS: Dict[Tuple[str, str], str] = {}
 
 
 def _oldest_target(program: Program) -> str:

@@ -172,6 +172,108 @@ def test_captures_become_annotated_locals_below_38(target: str) -> None:
     assert ":=" not in out
 
 
+@pytest.mark.parametrize("target", ["3.6", "3.7"])
+def test_a_case_stores_its_captures_with_one_call_below_38(target: str) -> None:
+    source = "def f(v):\n    match v:\n        case [a, *rest]:\n            return a\n"
+    out = transpile(source, target=target)
+    assert (
+        "[_spam.store(lambda: (a, rest), a=v[0], rest=_spam.items(v, 1, 0))]"
+        in out.splitlines()[2]
+    )
+
+
+def test_names_a_store_call_cannot_take_are_stored_alone() -> None:
+    # ``__x``'s cell is ``_C__x`` (its keyword would be ``__x``); ``g`` is
+    # the module's.
+    source = (
+        "class C:\n"
+        "    def m(self, v):\n"
+        "        global g\n"
+        "        match v:\n"
+        "            case [__x, g, y, z]:\n"
+        "                return __x\n"
+    )
+    test = transpile(source, target="3.7").splitlines()[4]
+    assert (
+        "[setattr((lambda: __x).__closure__[0], 'cell_contents', v[0]), "
+        "globals().__setitem__('g', v[1]), "
+        "_spam.store(lambda: (y, z), y=v[2], z=v[3])]"
+    ) in test
+
+
+def test_a_value_reading_a_name_of_the_call_starts_another_call() -> None:
+    from spam_transpile.lowering import emit
+    from spam_transpile.lowering.names import Names
+
+    binder = emit.cell_binder(
+        Names(frozenset(), frozenset()),
+        (3, 7),
+        frozenset(),
+        lambda name: name,
+        "_spam.store",
+    )
+    assert binder.store_all is not None
+    # ``d`` reads ``m`` as stored by the call before; a name stored twice
+    # (never by one case: CPython refuses that) would be a repeated keyword.
+    pairs = [("m", "v.get('k')"), ("d", "m"), ("e", "v.m"), ("d", "v[0]")]
+    assert binder.store_all(pairs) == [
+        "_spam.store(lambda: m, m=v.get('k'))",
+        "_spam.store(lambda: (d, e), d=m, e=v.m)",
+        "_spam.store(lambda: d, d=v[0])",
+    ]
+
+
+_CELL_STORES = """\
+import sys
+
+
+def outer(v):
+    def show():
+        return (f, values, n)
+
+    match v:
+        case [f, *values] if f:
+            pass
+        case {"n": n, "f": f, **values}:
+            pass
+        case _:
+            f, values, n = 0, [], 0
+    return show()
+
+
+class C:
+    def m(self, v):
+        match v:
+            case (__p, q):
+                return __p, q, sorted(locals())
+
+
+def deep(v):
+    match v:
+        case [[a, b], [c, [d, e]], *rest] if a + e:
+            return a, b, c, d, e, rest
+    return None
+
+
+for v in ([1, 2, 3], [0, 5], {"n": 7, "f": 8, "z": 9}, "x"):
+    try:
+        print(outer(v))
+    except NameError as error:
+        print("NameError", type(error).__name__)
+print(C().m((1, 2)))
+print(deep([[1, 2], [3, [4, 5]], 6, 7]), deep([[0, 2], [3, [4, 0]]]))
+"""
+
+
+def test_cell_stores_run_like_native_below_38(tmp_path) -> None:
+    from test_readable import assert_runs_like_native
+
+    for target in ("3.6", "3.7"):
+        out = transpile(_CELL_STORES, target=target)
+        assert "_spam.store(lambda: (f, values), f=v[0]" in out
+        assert_runs_like_native(_CELL_STORES, out, tmp_path, versions=(target,))
+
+
 def test_unknown_target_is_an_error() -> None:
     with pytest.raises(TranspileError, match="unknown target"):
         transpile("x = 1\n", target="2.7")

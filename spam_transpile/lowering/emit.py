@@ -29,6 +29,7 @@ from spam_transpile.lowering.ir import (
     is_true,
 )
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.reads import Reads
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Binder:
     #: expression storing ``value`` in user name ``name`` (its value unused),
     #: as an item of a list display
     store: Callable[[str, str], str]
+    #: the items of the list display storing ``(name, value)`` pairs in
+    #: order, where an item can store several; None: one item per pair
+    store_all: Optional[Callable[[List[Tuple[str, str]]], List[str]]] = None
 
 
 def walrus_binder() -> Binder:
@@ -57,12 +61,17 @@ def cell_binder(
     target: Tuple[int, int],
     globals_: frozenset,
     mangle: Callable[[str], str],
+    store_call: str,
 ) -> Binder:
     """Stores into a function's local (cell) variables without ``:=``.
 
     ``(lambda: x).__closure__[0]`` is the function's own cell for ``x``;
     3.7 made ``cell_contents`` writable, 3.6 needs the C API's PyCell_Set.
-    Names the function declares global go through ``globals()``.
+    The helper's ``store`` (``store_call``) writes the cells of several
+    names at once, from keyword arguments in the order of the pattern's
+    bindings: ``_spam.store(lambda: (a, b), a=v[0], b=v[1])``. Names the
+    function declares global go through ``globals()``; a class-private name
+    (its cell is ``_C__x``, its keyword ``__x``) through its own cell.
     """
 
     def store(name: str, value: str) -> str:
@@ -80,7 +89,38 @@ def cell_binder(
             f"{ctypes}.py_object({value}))"
         )
 
-    return Binder(store=store)
+    def alone(name: str) -> bool:
+        return name in globals_ or mangle(name) != name
+
+    def store_all(pairs: List[Tuple[str, str]]) -> List[str]:
+        items: List[str] = []
+        group: List[Tuple[str, str]] = []
+        for name, value in pairs:
+            # A value is read before the call stores anything: one that
+            # reads a name of the call (``{k: m as d}``), or a name stored
+            # twice, starts a call of its own.
+            if group and (
+                alone(name)
+                or any(n == name or Reads(n).search(value) for n, _ in group)
+            ):
+                items.append(_cell_store(store_call, group))
+                group = []
+            if alone(name):
+                items.append(store(name, value))
+            else:
+                group.append((name, value))
+        if group:
+            items.append(_cell_store(store_call, group))
+        return items
+
+    return Binder(store=store, store_all=store_all)
+
+
+def _cell_store(call: str, pairs: List[Tuple[str, str]]) -> str:
+    names = [name for name, _ in pairs]
+    cells = names[0] if len(names) == 1 else f"({', '.join(names)})"
+    values = ", ".join(f"{name}={value}" for name, value in pairs)
+    return f"{call}(lambda: {cells}, {values})"
 
 
 def render_cond(
@@ -141,9 +181,11 @@ def store_text(
     bindings: Tuple[Tuple[str, Value], ...], binder: Binder, readable: bool = False
 ) -> str:
     """One truthy expression storing every binding."""
-    stores = [
-        binder.store(name, render_value(value, readable)) for name, value in bindings
-    ]
+    pairs = [(name, render_value(value, readable)) for name, value in bindings]
+    if binder.store_all is not None:
+        stores = binder.store_all(pairs)
+    else:
+        stores = [binder.store(name, value) for name, value in pairs]
     return "[" + ", ".join(stores) + "]"
 
 

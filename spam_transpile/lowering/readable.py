@@ -280,7 +280,11 @@ class ReadableMatch:
             return emit.walrus_binder()
         if scope.kind == "function":
             return emit.cell_binder(
-                owner.names, owner.target, scope.declared_globals(), owner.mangle
+                owner.names,
+                owner.target,
+                scope.declared_globals(),
+                owner.mangle,
+                owner.lowering.helper("store"),
             )
         return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
 

@@ -47,6 +47,11 @@ The output still needs nothing installed at run time. The parts:
 - ``first_equal(v, values)``: the first of ``values`` that ``v ==``, else
   None: a long run of literal cases asks it which half of the run holds
   the case for a subject of an unusual type (:mod:`.literal_switch`).
+- ``store(lambda: (a, b), a=x, b=y)``: before 3.8 (no ``:=``), stores
+  captures in a function's variables through their cells, which the
+  lambda closes over (``co_freevars`` names them in ``__closure__``'s
+  order): ``cell_contents`` is writable from 3.7 on, 3.6 has CPython's
+  ``PyCell_Set``.
 - ``MISSING``: the sentinel of ``getattr(v, name, MISSING)`` and
   ``v.get(key, MISSING)``. It comes last: once it is there, so is the rest.
 """
@@ -190,6 +195,16 @@ def first_equal(v, values):
         if v == x: return x
 """
 
+_STORE = """\
+def store(*f, **values):
+    for name, cell in zip(f[0].__code__.co_freevars, f[0].__closure__): cell.cell_contents = values[name]
+if __import__('sys').version_info < (3, 7):
+    import ctypes as _c
+    def store(*f, **values):
+        for name, cell in zip(f[0].__code__.co_freevars, f[0].__closure__):
+            _c.pythonapi.PyCell_Set(_c.py_object(cell), _c.py_object(values[name]))
+"""
+
 #: part name -> (parts it needs, source); in the order they are emitted
 PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "_k": ((), _KINDS),
@@ -203,6 +218,7 @@ PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "rest": ((), _REST),
     "fresh": ((), _FRESH),
     "first_equal": ((), _FIRST_EQUAL),
+    "store": ((), _STORE),
     # Last: once it is there, the whole helper is.
     "MISSING": ((), "MISSING = object()\n"),
 }

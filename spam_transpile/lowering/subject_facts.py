@@ -109,8 +109,11 @@ class SubjectFacts:
             del self.kinds[path]
         # ``first_item``: the caller knows ``subject[0]`` is written nowhere
         # else in the module, so every occurrence is a read the lowering made.
-        self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
-        if self.length and first_item and self._first_reads() >= FIRST_ITEM_READS:
+        if (
+            self.length
+            and first_item
+            and self._first_reads(subject) >= FIRST_ITEM_READS
+        ):
             # Read only once the shared length says there is an item: every
             # read of it in the cases comes after such a length test.
             self.first = names.temp("first")
@@ -187,7 +190,8 @@ class SubjectFacts:
         for pattern in self._patterns:
             yield from _texts_of(pattern)
 
-    def _first_reads(self) -> int:
+    def _first_reads(self, subject: str) -> int:
+        self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
         return sum(len(self._first_read.findall(text)) for text in self._texts())
 
     def _write_statements(self, unused: Sequence[str]) -> None:

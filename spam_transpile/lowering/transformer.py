@@ -1006,6 +1006,7 @@ class MatchEmitter:
                     self.owner.target,
                     self.scope.declared_globals(),
                     self.owner.mangle,
+                    self.owner.lowering.helper("store"),
                 )
             )
         elif modern:
