@@ -164,22 +164,50 @@ def test_user_assignment_expressions_are_refused_below_38(target: str) -> None:
     assert (info.value.lineno, info.value.offset) == (3, 20)
 
 
+_GUARDED = (
+    "def f(v):\n    match v:\n        case [a, *rest] if a:\n            return a\n"
+)
+
+
 @pytest.mark.parametrize("target", ["3.6", "3.7"])
-def test_captures_become_annotated_locals_below_38(target: str) -> None:
-    source = "def f(v):\n    match v:\n        case [a, *rest]:\n            return a\n"
-    out = transpile(source, target=target)
+def test_captures_a_guard_reads_become_annotated_locals_below_38(target: str) -> None:
+    out = transpile(_GUARDED, target=target)
     assert out.splitlines()[1].endswith("; a: object; rest: object")
     assert ":=" not in out
 
 
 @pytest.mark.parametrize("target", ["3.6", "3.7"])
 def test_a_case_stores_its_captures_with_one_call_below_38(target: str) -> None:
-    source = "def f(v):\n    match v:\n        case [a, *rest]:\n            return a\n"
-    out = transpile(source, target=target)
-    assert (
-        "[_spam.store(lambda: (a, rest), a=v[0], rest=_spam.items(v, 1, 0))]"
-        in out.splitlines()[2]
+    out = transpile(_GUARDED, target=target)
+    assert out.splitlines()[2].endswith(
+        " and [_spam.store(lambda: (a, rest), a=v[0], rest=_spam.items(v, 1, 0))]"
+        " and a:"
     )
+
+
+@pytest.mark.parametrize("target", ["3.6", "3.7"])
+def test_a_case_without_guard_binds_its_captures_in_its_body_below_38(
+    target: str,
+) -> None:
+    source = (
+        "def f(v):\n"
+        "    match v:\n"
+        "        case [a, *rest]:\n"
+        "            return a\n"
+        "        case {'k': k}: return k\n"
+        "        case (x, y):\n"
+        "            for i in y:\n"
+        "                pass\n"
+        "            return x\n"
+    )
+    lines = transpile(source, target=target).splitlines()
+    # only the captures the tests store need declaring
+    assert lines[1].endswith("; v; x: object; y: object")
+    assert lines[3] == "            a = v[0]; rest = _spam.items(v, 1, 0); return a"
+    assert lines[4].endswith(""": k = v.get('k'); return k""")
+    # a body starting with ``for`` has no line to bind on: the test stores
+    assert lines[5].endswith("[_spam.store(lambda: (x, y), x=v[0], y=v[1])]:")
+    assert ":=" not in "\n".join(lines)
 
 
 def test_names_a_store_call_cannot_take_are_stored_alone() -> None:
@@ -190,7 +218,7 @@ def test_names_a_store_call_cannot_take_are_stored_alone() -> None:
         "    def m(self, v):\n"
         "        global g\n"
         "        match v:\n"
-        "            case [__x, g, y, z]:\n"
+        "            case [__x, g, y, z] if z:\n"
         "                return __x\n"
     )
     test = transpile(source, target="3.7").splitlines()[4]

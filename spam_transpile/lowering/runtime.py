@@ -197,7 +197,8 @@ def first_equal(v, values):
 
 _STORE = """\
 def store(*f, **values):
-    for name, cell in zip(f[0].__code__.co_freevars, f[0].__closure__): cell.cell_contents = values[name]
+    for name, cell in zip(f[0].__code__.co_freevars, f[0].__closure__):
+        cell.cell_contents = values[name]
 if __import__('sys').version_info < (3, 7):
     import ctypes as _c
     def store(*f, **values):

@@ -20,7 +20,17 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -595,6 +605,10 @@ class MatchEmitter:
         self._headers: Dict[int, int] = {}  # case index -> header lines
         #: case index -> its guard, storing a capture it reads first
         self._guards: Dict[int, cst.BaseExpression] = {}
+        #: case index -> the ``name = value`` statements its body starts with
+        self._body_stores: Dict[int, List[str]] = {}
+        #: the names those statements assign
+        self._body_bound: Set[str] = set()
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -652,6 +666,7 @@ class MatchEmitter:
             pattern = bind_early(self.facts.apply(pattern), quiet)
             pattern = self._reads_once(pattern, fields)
             pattern = self._store_in_guard(index, pattern, quiet)
+            pattern = self._bind_in_body(index, pattern)
             tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
@@ -755,6 +770,34 @@ class MatchEmitter:
         pattern, node, store = stored
         self._guards[index] = guard.deep_replace(node, RawExpression(store))
         return pattern
+
+    def _bind_in_body(self, index: int, pattern: LoweredPattern) -> LoweredPattern:
+        """Before 3.8, in a function: ``pattern`` without its bindings where
+        its body binds them instead, with plain assignments on its first
+        line (before any ``del``), as a person writes it.
+
+        Nothing runs between the test and that line, so the values are read
+        as the test would read them, after the case's checks. A guard reads
+        the captures before the body, and a body starting with a compound
+        statement has no line to put them on: those cases store them in the
+        test, through the variables' cells (emit.cell_binder)."""
+        case = self.node.cases[index]
+        if (
+            self.owner.target >= (3, 8)
+            or self.scope.kind != FUNCTION
+            or not pattern.bindings
+            or case.guard is not None
+            or not _starts_simple(_as_body(case.body))
+        ):
+            return pattern
+        stores = [
+            f"{name} = {emit.render_value(value)}" for name, value in pattern.bindings
+        ]
+        for store in stores:
+            self.owner.lowering.note_used(store)
+        self._body_stores[index] = stores
+        self._body_bound.update(name for name, _ in pattern.bindings)
+        return LoweredPattern(pattern.cond, ())
 
     def _reads_once(
         self, pattern: LoweredPattern, named: Dict[str, str]
@@ -882,6 +925,7 @@ class MatchEmitter:
         if self.scope.kind != FUNCTION or self.owner.target >= (3, 8):
             return []
         declared = self.scope.declared_globals() | self.scope.declared_nonlocals()
+        declared |= self._body_bound  # assigned in a body: a local already
         return [
             cst.AnnAssign(
                 target=cst.Name(name),
@@ -920,7 +964,7 @@ class MatchEmitter:
         nested: bool = False,
     ) -> Union[cst.If, cst.Else]:
         last = index == len(self.node.cases) - 1
-        body = self._body(_as_body(case.body), nested)
+        body = self._body(_as_body(case.body), nested, self._body_stores.get(index))
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
@@ -1052,9 +1096,16 @@ class MatchEmitter:
 
     # -- bodies -----------------------------------------------------------------
 
-    def _body(self, body: Body, nested: bool = False) -> Body:
+    def _body(
+        self, body: Body, nested: bool = False, stores: Optional[List[str]] = None
+    ) -> Body:
         """The case body, at its column: one indent deeper than the case line,
-        which is one deeper than the ``if`` unless ``nested`` in it."""
+        which is one deeper than the ``if`` unless ``nested`` in it; its first
+        line starts with ``stores``, if any, then deletes the temporaries."""
+        body = self._deleting_temporaries(self._indented(body, nested))
+        return _run_first(body, stores) if stores else body
+
+    def _indented(self, body: Body, nested: bool) -> Body:
         if isinstance(body, cst.IndentedBlock):
             outer = (
                 ""
@@ -1071,6 +1122,9 @@ class MatchEmitter:
                 else self.owner.module.default_indent
             )
             body = body.with_changes(indent=outer + inner)
+        return body
+
+    def _deleting_temporaries(self, body: Body) -> Body:
         if self.scope.kind != FUNCTION or not self._all_temps:
             return body
         if not self.scope.around and _returns_unseen(body, self._frame_quiet()):
@@ -1123,6 +1177,30 @@ def _returns_unseen(body: Body, frame_quiet: bool) -> bool:
     if first.value is None:
         return True
     return not contains(first.value, _SUSPENDS if frame_quiet else _RUNS_CODE)
+
+
+def _starts_simple(body: Body) -> bool:
+    """Whether the body's first line holds simple statements only."""
+    return isinstance(body, cst.SimpleStatementSuite) or isinstance(
+        body.body[0], cst.SimpleStatementLine
+    )
+
+
+def _run_first(body: Body, statements: List[str]) -> Body:
+    """``statements`` put first on the body's first line (``_starts_simple``)."""
+    smalls: List[cst.BaseSmallStatement] = [
+        cst.Expr(
+            RawExpression(text),
+            semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        for text in statements
+    ]
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.with_changes(body=[*smalls, *body.body])
+    first = body.body[0]
+    assert isinstance(first, cst.SimpleStatementLine)
+    first = first.with_changes(body=[*smalls, *first.body])
+    return body.with_changes(body=[first, *body.body[1:]])
 
 
 def _delete_first(body: Body, names: List[str]) -> Body:
