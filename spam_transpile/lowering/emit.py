@@ -9,7 +9,9 @@ lowering is left in ``locals()``.
 How a name is stored is the :class:`Binder`'s business: ``x := v`` on 3.8+;
 before 3.8, a write to the namespace dict in module and class bodies, and in
 functions a write to the variable's cell (``x`` made local, and so a cell, by
-an annotation on the match line).
+an annotation on the match line). Before 3.8 a function's case without a
+guard needs none of these: its body binds the captures with plain
+assignments (``MatchEmitter._bind_in_body``).
 """
 
 from __future__ import annotations
