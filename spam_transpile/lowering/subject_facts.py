@@ -72,6 +72,8 @@ class SubjectFacts:
         self.kinds: Dict[str, str] = {}
         self.length = ""
         self.first = ""
+        #: reads of ``subject[0]``, where the first item may be shared
+        self._first_read: Optional["re.Pattern[str]"] = None
         #: constant key (as spelled) -> the temporary holding its value
         self.keys: Dict[str, str] = {}
         self.shared: Optional[SharedKeys] = None
@@ -109,11 +111,9 @@ class SubjectFacts:
             del self.kinds[path]
         # ``first_item``: the caller knows ``subject[0]`` is written nowhere
         # else in the module, so every occurrence is a read the lowering made.
-        if (
-            self.length
-            and first_item
-            and self._first_reads(subject) >= FIRST_ITEM_READS
-        ):
+        if self.length and first_item:
+            self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
+        if self._first_read is not None and self._first_reads() >= FIRST_ITEM_READS:
             # Read only once the shared length says there is an item: every
             # read of it in the cases comes after such a length test.
             self.first = names.temp("first")
@@ -148,7 +148,7 @@ class SubjectFacts:
         return LoweredPattern(cond, bindings)
 
     def _use_shared(self, text: str) -> str:
-        if self.first:
+        if self.first and self._first_read is not None:
             text = self._first_read.sub(self.first, text)
         if self.shared is not None and self.keys:
             text = self.shared.rewrite_text(text)
@@ -190,8 +190,8 @@ class SubjectFacts:
         for pattern in self._patterns:
             yield from _texts_of(pattern)
 
-    def _first_reads(self, subject: str) -> int:
-        self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
+    def _first_reads(self) -> int:
+        assert self._first_read is not None
         return sum(len(self._first_read.findall(text)) for text in self._texts())
 
     def _write_statements(self, unused: Sequence[str]) -> None:

@@ -20,17 +20,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import (
-    Callable,
-    Dict,
-    FrozenSet,
-    List,
-    Optional,
-    Sequence,
-    Set,
-    Tuple,
-    Union,
-)
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -605,10 +595,8 @@ class MatchEmitter:
         self._headers: Dict[int, int] = {}  # case index -> header lines
         #: case index -> its guard, storing a capture it reads first
         self._guards: Dict[int, cst.BaseExpression] = {}
-        #: case index -> the ``name = value`` statements its body starts with
-        self._body_stores: Dict[int, List[str]] = {}
-        #: the names those statements assign
-        self._body_bound: Set[str] = set()
+        #: case index -> the ``(name, value)`` its body starts by assigning
+        self._body_stores: Dict[int, List[Tuple[str, str]]] = {}
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -790,13 +778,10 @@ class MatchEmitter:
             or not _starts_simple(_as_body(case.body))
         ):
             return pattern
-        stores = [
-            f"{name} = {emit.render_value(value)}" for name, value in pattern.bindings
-        ]
-        for store in stores:
-            self.owner.lowering.note_used(store)
+        stores = [(name, emit.render_value(value)) for name, value in pattern.bindings]
+        for _, value in stores:
+            self.owner.lowering.note_used(value)
         self._body_stores[index] = stores
-        self._body_bound.update(name for name, _ in pattern.bindings)
         return LoweredPattern(pattern.cond, ())
 
     def _reads_once(
@@ -925,7 +910,10 @@ class MatchEmitter:
         if self.scope.kind != FUNCTION or self.owner.target >= (3, 8):
             return []
         declared = self.scope.declared_globals() | self.scope.declared_nonlocals()
-        declared |= self._body_bound  # assigned in a body: a local already
+        # a name a case body assigns is a local already
+        declared |= {
+            name for stores in self._body_stores.values() for name, _ in stores
+        }
         return [
             cst.AnnAssign(
                 target=cst.Name(name),
@@ -1097,7 +1085,10 @@ class MatchEmitter:
     # -- bodies -----------------------------------------------------------------
 
     def _body(
-        self, body: Body, nested: bool = False, stores: Optional[List[str]] = None
+        self,
+        body: Body,
+        nested: bool = False,
+        stores: Optional[List[Tuple[str, str]]] = None,
     ) -> Body:
         """The case body, at its column: one indent deeper than the case line,
         which is one deeper than the ``if`` unless ``nested`` in it; its first
@@ -1186,19 +1177,31 @@ def _starts_simple(body: Body) -> bool:
     )
 
 
-def _run_first(body: Body, statements: List[str]) -> Body:
-    """``statements`` put first on the body's first line (``_starts_simple``)."""
+def _run_first(body: Body, stores: List[Tuple[str, str]]) -> Body:
+    """``name = value`` for each of ``stores``, first on the body's first
+    line (``_starts_simple``)."""
     smalls: List[cst.BaseSmallStatement] = [
         cst.Expr(
-            RawExpression(text),
+            RawExpression(f"{name} = {value}"),
             semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
         )
-        for text in statements
+        for name, value in stores
     ]
+    prefixed = _prefix_first_line(body, smalls)
+    assert prefixed is not None
+    return prefixed
+
+
+def _prefix_first_line(
+    body: Body, smalls: List[cst.BaseSmallStatement]
+) -> Optional[Body]:
+    """``smalls`` put first on the body's first line, or None where that line
+    starts a compound statement (which cannot share it)."""
     if isinstance(body, cst.SimpleStatementSuite):
         return body.with_changes(body=[*smalls, *body.body])
     first = body.body[0]
-    assert isinstance(first, cst.SimpleStatementLine)
+    if not isinstance(first, cst.SimpleStatementLine):
+        return None
     first = first.with_changes(body=[*smalls, *first.body])
     return body.with_changes(body=[first, *body.body[1:]])
 
@@ -1218,12 +1221,11 @@ def _delete_first(body: Body, names: List[str]) -> Body:
         target=target,
         semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
     )
-    if isinstance(body, cst.SimpleStatementSuite):
-        return body.with_changes(body=[delete, *body.body])
+    prefixed = _prefix_first_line(body, [delete])
+    if prefixed is not None:
+        return prefixed
     first = body.body[0]
-    if isinstance(first, cst.SimpleStatementLine):
-        first = first.with_changes(body=[delete, *first.body])
-    elif isinstance(first, (cst.Try, cst.With)):
+    if isinstance(first, (cst.Try, cst.With)):
         inner = _delete_first(_as_body(first.body), names)
         if inner is first.body:
             return body
