@@ -12,7 +12,14 @@ from typing import Dict, Iterator, Tuple
 
 import libcst as cst
 
-__all__ = ["PATTERN_TYPES", "children", "contains", "descendants", "pattern_nodes"]
+__all__ = [
+    "NODE_TYPES",
+    "PATTERN_TYPES",
+    "children",
+    "contains",
+    "descendants",
+    "pattern_nodes",
+]
 
 
 def _subclasses(kind: type) -> Iterator[type]:
@@ -25,6 +32,8 @@ def _subclasses(kind: type) -> Iterator[type]:
 # Exact types, looked up in a set: isinstance() on LibCST's abstract classes
 # is slow, and validation asks it of every pattern node.
 PATTERN_TYPES = frozenset(_subclasses(cst.MatchPattern))
+#: every LibCST node type, for the same reason
+NODE_TYPES = frozenset(_subclasses(cst.CSTNode))
 
 
 def pattern_nodes(p: cst.MatchPattern) -> Iterator[cst.CSTNode]:
@@ -66,11 +75,12 @@ def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         )
     for name in names:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = type(value)
+        if kind in NODE_TYPES:
             yield value
-        elif type(value) is tuple or type(value) is list:
+        elif kind is tuple or kind is list:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if type(item) in NODE_TYPES:
                     yield item
 
 

@@ -369,3 +369,23 @@ def test_what_libcst_refuses_outside_match_statements_is_still_refused(
     with pytest.raises(TranspileError) as whole:
         transpile(source)
     assert str(refused.value) == str(whole.value)
+
+
+def test_node_kinds_told_apart_by_exact_type_have_no_subclasses() -> None:
+    # The walks and the lowering test ``type(node) is cst.MatchAs`` (and
+    # cstwalk.NODE_TYPES) instead of isinstance(), which goes through
+    # ABCMeta for every LibCST class: exact only while no LibCST class they
+    # name has a subclass. A LibCST that adds one fails here first. (Name
+    # is left out: the emitters' raw-text nodes subclass it, and they never
+    # reach a test of ``type(node) is cst.Name``, which asks of source nodes.)
+    from spam_transpile.cstwalk import NODE_TYPES
+
+    kinds = [
+        *(cst.MatchAs, cst.MatchOr, cst.MatchValue, cst.MatchSingleton),
+        *(cst.MatchList, cst.MatchTuple, cst.MatchMapping, cst.MatchClass),
+        *(cst.MatchStar, cst.MatchSequenceElement, cst.Try),
+        *(cst.Attribute, cst.Integer, cst.Float, cst.Imaginary),
+        *(cst.SimpleString, cst.ConcatenatedString, cst.UnaryOperation, cst.Plus),
+    ]
+    assert all(kind in NODE_TYPES for kind in kinds)
+    assert [kind.__name__ for kind in kinds if kind.__subclasses__()] == []

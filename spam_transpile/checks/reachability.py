@@ -55,7 +55,7 @@ def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:
 
 def _bare_constant_key(p: cst.MatchPattern) -> Optional[object]:
     """What covers() compares for a bare value or singleton pattern, or None."""
-    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+    if type(p) is cst.MatchValue or type(p) is cst.MatchSingleton:
         return (type(p).__name__, _constant_key(p))
     return None
 
@@ -69,17 +69,17 @@ def _heads(p: cst.MatchPattern) -> FrozenSet[tuple]:
     be covered by: covers(p, q) is False unless p is irrefutable (its heads
     hold _ANY) or the two share a head (the same kind of pattern: the same
     literal, class or kind of container)."""
-    if isinstance(p, cst.MatchAs):
+    if type(p) is cst.MatchAs:
         return frozenset([_ANY]) if p.pattern is None else _heads(p.pattern)
-    if isinstance(p, cst.MatchOr):
+    if type(p) is cst.MatchOr:
         return frozenset().union(*(_heads(a.pattern) for a in p.patterns))
-    if isinstance(p, (cst.MatchValue, cst.MatchSingleton)):
+    if type(p) is cst.MatchValue or type(p) is cst.MatchSingleton:
         return frozenset([(type(p).__name__, _constant_key(p))])
-    if isinstance(p, (cst.MatchList, cst.MatchTuple)):
+    if type(p) in _SEQUENCES:
         return frozenset([("sequence",)])
-    if isinstance(p, cst.MatchMapping):
+    if type(p) is cst.MatchMapping:
         return frozenset([("mapping",)])
-    if isinstance(p, cst.MatchClass):
+    if type(p) is cst.MatchClass:
         return frozenset([("class", _dotted(p.cls))])
     return frozenset()  # covers() knows no other kind: it covers nothing
 
@@ -112,9 +112,9 @@ def _covered_by(earlier: _Earlier, q: cst.MatchPattern) -> Optional[List[int]]:
     single = next((i for i, p in earlier.candidates(q) if covers(p, q)), None)
     if single is not None:
         return [single]
-    if isinstance(q, cst.MatchAs) and q.pattern is not None:
+    if type(q) is cst.MatchAs and q.pattern is not None:
         return _covered_by(earlier, q.pattern)
-    if isinstance(q, cst.MatchOr):
+    if type(q) is cst.MatchOr:
         indexes: List[int] = []
         for alternative in q.patterns:
             part = _covered_by(earlier, alternative.pattern)
@@ -165,7 +165,7 @@ def is_irrefutable(p: cst.MatchPattern) -> bool:
 
 def _constant_key(p: Union[cst.MatchValue, cst.MatchSingleton]) -> Optional[tuple]:
     """A key equal for two patterns only if they compare against the same thing."""
-    if isinstance(p, cst.MatchSingleton):
+    if type(p) is cst.MatchSingleton:
         return ("singleton", p.value.value)
     return _value_key(p.value)
 
@@ -197,7 +197,7 @@ Element = Union[cst.MatchSequenceElement, cst.MatchStar]
 def _split(elements: Sequence[Element]) -> Tuple[list, Optional[list]]:
     """(patterns before the star, patterns after it or None if no star)."""
     for i, element in enumerate(elements):
-        if isinstance(element, cst.MatchStar):
+        if type(element) is cst.MatchStar:
             return [e.value for e in elements[:i]], [e.value for e in elements[i + 1 :]]  # type: ignore[union-attr]
     return [e.value for e in elements], None  # type: ignore[union-attr]
 

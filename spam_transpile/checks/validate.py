@@ -289,7 +289,7 @@ def check_literal_syntax(expr: cst.BaseExpression, reporter: _Reporter) -> None:
     nor is a t-string (3.10-3.13 tokenize ``t"x"`` as NAME STRING): both are a
     plain "invalid syntax" at the offending token.
     """
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Plus):
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Plus:
         raise reporter.parser_error(MSG_INVALID_SYNTAX, expr)
     check_complex_literal(expr, reporter)
     check_no_template_string(expr, reporter)
@@ -395,7 +395,7 @@ class _MatchCompiler:
                 yield from self.nested_matches(child)
 
     def _children_in_compile_order(self, node: cst.CSTNode) -> Sequence[cst.CSTNode]:
-        if isinstance(node, cst.Try) and not self.handlers_before_else:
+        if type(node) is cst.Try and not self.handlers_before_else:
             parts: List[Optional[cst.CSTNode]] = [node.body, node.orelse]
             parts.extend(node.handlers)
             parts.append(node.finalbody)
@@ -666,7 +666,7 @@ def _sequence_subpatterns_compiled(
 
 
 def _string_parts(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
-    if isinstance(expr, cst.ConcatenatedString):
+    if type(expr) is cst.ConcatenatedString:
         return _string_parts(expr.left) + _string_parts(expr.right)
     return [expr]
 
@@ -674,7 +674,7 @@ def _string_parts(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
 def constant_value(expr: cst.BaseExpression) -> object:
     """The Constant CPython's AST optimizer folds a literal into, or
     _NOT_CONSTANT (f-strings stay JoinedStr)."""
-    if isinstance(expr, cst.Name) and expr.value in ("None", "True", "False"):
+    if type(expr) is cst.Name and expr.value in ("None", "True", "False"):
         return {"None": None, "True": True, "False": False}[expr.value]
     if isinstance(expr, _Number):
         return _evaluate_number(expr.value)

@@ -251,7 +251,11 @@ def _binding_counts(nodes: Sequence[ast.AST]) -> "Counter[str]":
         kind = type(node)
         if kind not in BINDERS:
             continue  # most nodes: one test
-        counts.update(ast_bindings(node))
+        # One name at a time: Counter.update() asks each iterable whether
+        # it is a Mapping, an ABC check that cost more than the counting.
+        for name in ast_bindings(node):
+            counts[name] += 1
         if kind is ast.Global or kind is ast.Nonlocal:
-            counts.update(node.names)  # type: ignore[attr-defined]
+            for name in node.names:  # type: ignore[attr-defined]
+                counts[name] += 1
     return counts

@@ -107,19 +107,20 @@ class Lowering:
         return LoweredPattern(cond, tuple(bindings))
 
     def lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
-        if isinstance(pattern, cst.MatchAs):
+        # Exact types: isinstance() on LibCST's classes goes through ABCMeta.
+        if type(pattern) is cst.MatchAs:
             return lower_as(self, pattern, v)
-        if isinstance(pattern, cst.MatchValue):
+        if type(pattern) is cst.MatchValue:
             return lower_value(self, pattern, v)
-        if isinstance(pattern, cst.MatchSingleton):
+        if type(pattern) is cst.MatchSingleton:
             return lower_singleton(self, pattern, v)
-        if isinstance(pattern, cst.MatchOr):
+        if type(pattern) is cst.MatchOr:
             return lower_or(self, pattern, v)
-        if isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
+        if type(pattern) is cst.MatchList or type(pattern) is cst.MatchTuple:
             return lower_sequence(self, pattern, v)
-        if isinstance(pattern, cst.MatchMapping):
+        if type(pattern) is cst.MatchMapping:
             return lower_mapping(self, pattern, v)
-        if isinstance(pattern, cst.MatchClass):
+        if type(pattern) is cst.MatchClass:
             return lower_class(self, pattern, v)
         raise TypeError(f"unknown pattern node {type(pattern).__name__}")
 
@@ -128,9 +129,9 @@ class Lowering:
     def expr(self, node: cst.BaseExpression) -> str:
         """Source of ``node`` as a self-contained expression."""
         text = self.code(without_parens(node)).strip()
-        if isinstance(node, (cst.Name, cst.Attribute, cst.Integer, cst.Float)):
+        if type(node) in _BARE:
             return text
-        if isinstance(node, (cst.SimpleString, cst.Imaginary)) and "\n" not in text:
+        if type(node) in _BARE_ON_ONE_LINE and "\n" not in text:
             return text
         return f"({text})"
 
@@ -187,6 +188,11 @@ def lower_as(low: Lowering, p: cst.MatchAs, v: Subject) -> Lowered:
     return cond, bindings
 
 
+# Expressions that need no parentheses around them (exact types, as above).
+_BARE = frozenset([cst.Name, cst.Attribute, cst.Integer, cst.Float])
+_BARE_ON_ONE_LINE = frozenset([cst.SimpleString, cst.Imaginary])
+
+
 def lower_value(low: Lowering, p: cst.MatchValue, v: Subject) -> Lowered:
     # PEP 634: a value pattern succeeds if ``subject == value``, with the
     # subject on the left (that decides which __eq__ runs first).
@@ -196,7 +202,7 @@ def lower_value(low: Lowering, p: cst.MatchValue, v: Subject) -> Lowered:
 def operand(low: Lowering, value: cst.BaseExpression) -> str:
     """A value pattern's expression as the operand of ``==`` or an item of a
     display: ``-1``, not ``(-1)`` (a sign binds tighter than both)."""
-    if isinstance(value, cst.UnaryOperation) and not value.lpar:
+    if type(value) is cst.UnaryOperation and not value.lpar:
         return low.code(value).strip()
     return low.expr(value)
 

@@ -170,28 +170,28 @@ def capture_names(match: cst.Match) -> list:
 def capture_names_of(pattern: cst.CSTNode) -> list:
     """Captured names in text order, by direct recursion (no visitor copies)."""
     out: list = []
-    if isinstance(pattern, cst.MatchAs):
+    if type(pattern) is cst.MatchAs:
         if pattern.pattern is not None:
             out += capture_names_of(pattern.pattern)
         if pattern.name is not None:
             out.append(pattern.name.value)
-    elif isinstance(pattern, cst.MatchStar):
+    elif type(pattern) is cst.MatchStar:
         if pattern.name is not None:
             out.append(pattern.name.value)
-    elif isinstance(pattern, cst.MatchOr):
+    elif type(pattern) is cst.MatchOr:
         for alternative in pattern.patterns:
             out += capture_names_of(alternative.pattern)
-    elif isinstance(pattern, (cst.MatchList, cst.MatchTuple)):
+    elif type(pattern) is cst.MatchList or type(pattern) is cst.MatchTuple:
         for item in pattern.patterns:
             out += capture_names_of(
-                item if isinstance(item, cst.MatchStar) else item.value
+                item.value if type(item) is cst.MatchSequenceElement else item
             )
-    elif isinstance(pattern, cst.MatchMapping):
+    elif type(pattern) is cst.MatchMapping:
         for pair in pattern.elements:
             out += capture_names_of(pair.pattern)
         if pattern.rest is not None:
             out.append(pattern.rest.value)
-    elif isinstance(pattern, cst.MatchClass):
+    elif type(pattern) is cst.MatchClass:
         for argument in pattern.patterns:
             out += capture_names_of(argument.value)
         for keyword in pattern.kwds:
