@@ -8,6 +8,7 @@ flake8-clean), and type-check wherever the source did.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -356,6 +357,22 @@ def words(line: str) -> int:
             return 0
         case _:
             return -1
+
+
+@dataclass
+class Label:
+    text: str
+
+
+def weight(node: Union[Point, Label]) -> int:
+    # ``a`` is a str in one case and an int in the other.
+    match node:
+        case Label(text=a):
+            return len(a)
+        case Point(x=a, y=0):
+            return a + 1
+        case _:
+            return 0
 """
 
 
@@ -377,6 +394,128 @@ def test_mypy_clean_source_stays_mypy_clean(tmp_path: Path) -> None:
     # (this mypy checks as 3.10 at the oldest; the output uses nothing newer)
     after = _tool("mypy", "--python-version", "3.10", "pkg", cwd=tmp_path)
     assert after.returncode == 0, after.stdout
+
+
+def test_a_capture_typed_differently_by_two_cases_is_declared_object() -> None:
+    out = transpile(TYPED, layout="readable")
+    weight = out[out.index("def weight") :]
+    assert weight.startswith(
+        "def weight(node: Union[Point, Label]) -> int:\n"
+        "    # ``a`` is a str in one case and an int in the other.\n"
+        "    a: object\n"
+        "    if isinstance(node, Label):\n"
+        "        a = node.text\n"
+    )
+    # attributes of one class (and a mapping's values): nothing to declare
+    assert not re.search(r"^ +\w+: object$", out[: out.index("def weight")], re.M)
+
+
+DECLARED = """\
+from typing import Union
+
+
+class A:
+    x: str
+    z: str
+    __match_args__ = ("x", "z")
+
+
+class B:
+    y: int
+    w: int
+    __match_args__ = ("y", "w")
+
+
+def untyped(v):
+    match v:
+        case A(a):
+            return a
+        case B(a):
+            return a
+
+
+def bound_before(v: object) -> object:
+    a = None
+    match v:
+        case A(a):
+            return a
+        case B(a):
+            return a
+
+
+def in_alternatives(v: object, u: object) -> object:
+    match v, u:
+        case (A(a, b), A(c, d)) | (B(a, b), B(c, d)):
+            return a, b, c, d
+        case A(a), _:
+            return a
+        case B(a), _:
+            return a
+
+
+def global_name(v: object) -> object:
+    global a
+    match v:
+        case A(a):
+            return a
+        case B(a):
+            return a
+"""
+
+
+def test_no_declaration_where_one_is_not_needed_or_would_be_an_error() -> None:
+    # Not type-checked (mypy skips an unannotated function), bound before
+    # (mypy: already defined), stored inside an or-pattern's alternatives
+    # (no narrowing through ``or``), or global (CPython: a SyntaxError).
+    out = transpile(DECLARED, layout="readable")
+    assert not re.search(r"^ +\w+: object$", out, re.M)
+    compile(out, "<out>", "exec")
+    # (the or-pattern's alternatives store its captures: the case it tests)
+    assert "and [a := v.x, b := v.z, c := u.x, d := u.z]\n" in out
+
+
+@pytest.mark.parametrize("target", ["3.6", "3.7"])
+def test_captures_a_guard_reads_are_locals_before_38(
+    target: str, tmp_path: Path
+) -> None:
+    # Stored through their cells in the test: the compiler must see them as
+    # locals, which a bare annotation makes them.
+    source = (
+        "def f(v):\n"
+        "    match v:\n"
+        "        case [a, b] if a == b:\n"
+        "            return 1\n"
+        "        case _:\n"
+        "            return 0\n"
+        "\n"
+        "\n"
+        "print(f([1, 1]), f([1, 2]), f(3))\n"
+    )
+    out = transpile(source, target=target, layout="readable")
+    assert "    a: object\n    b: object\n    if " in out
+    assert assert_runs_like_native(source, out, tmp_path, (target,)) == b"1 0 0\n\n"
+
+
+def test_readable_output_of_the_benchmarks_adds_no_mypy_error(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    errors = {}
+    for side in ("before", "after"):
+        package = tmp_path / side / "pkg"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        for path in [EXAMPLE, COMMANDS, *BENCH]:
+            text = path.read_text("utf-8")
+            if side == "after":
+                text = transpile(text, layout="readable")
+            (package / path.name).write_text(text, "utf-8")
+        report = _tool("mypy", "--python-version", "3.10", "pkg", cwd=package.parent)
+        # Lines move in this layout: compare each file's messages.
+        errors[side] = sorted(
+            re.sub(r":\d+:", ":", line)
+            for line in report.stdout.splitlines()
+            if ": error:" in line
+        )
+    assert errors["after"] == errors["before"]
 
 
 @pytest.mark.parametrize("path", [EXAMPLE, COMMANDS, *BENCH], ids=lambda p: p.stem)

@@ -300,6 +300,9 @@ def test_cell_stores_run_like_native_below_38(tmp_path) -> None:
         out = transpile(_CELL_STORES, target=target)
         assert "_spam.store(lambda: (f, values), f=v[0]" in out
         assert_runs_like_native(_CELL_STORES, out, tmp_path, versions=(target,))
+        # The readable layout stores a guarded case's captures the same way.
+        out = transpile(_CELL_STORES, target=target, layout="readable")
+        assert_runs_like_native(_CELL_STORES, out, tmp_path, versions=(target,))
 
 
 def test_unknown_target_is_an_error() -> None:

@@ -69,6 +69,7 @@ from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
 from spam_transpile.lowering.runtime import helper_key, helper_source
 from spam_transpile.lowering.early_binding import read_calls_once
+from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subject_facts import SharedKeys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,6 +157,8 @@ class ReadableMatch:
             chain = cst.If(test=Raw("True"), body=chain.body)
         assert chain is not None
         out.append(chain.with_changes(leading_lines=()))
+        declared = self._declarations(cases, lowered)
+        out[:0] = [_statement(f"{name}: object") for name in declared]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
         added += list(keys.keys.values()) if keys is not None else []
@@ -164,6 +167,41 @@ class ReadableMatch:
             out.append(_statement(f"del {', '.join(added)}"))
         out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
         return out
+
+    def _declarations(
+        self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
+    ) -> List[str]:
+        """Captures declared ``name: object`` before the chain, in a function.
+
+        - Before 3.8, those a test stores through their cells (a guarded
+          case's, an or-pattern's): the compiler must see them as locals of
+          the function (keep-lines declares them on the match line).
+        - In an annotated function, those cases capture from attributes of
+          different classes: a type checker types a variable by its first
+          assignment, where it typed a capture by the union of the match's
+          captures; declared ``object``, each assignment narrows it to what
+          it stores.
+
+        Never a name the function binds otherwise, nor a global or nonlocal
+        one: a declaration after a binding is an error for mypy (and of a
+        global one, for CPython).
+        """
+        function = self.owner.scopes[-1].node
+        if self.scope_kind != "function" or not isinstance(function, cst.FunctionDef):
+            return []
+        wanted: List[str] = []
+        if self.owner.target < (3, 8):
+            for case, pattern in zip(cases, lowered):
+                stored = [n for alt in _stores_in(pattern.cond) for n, _ in alt]
+                if case.guard is not None:
+                    stored += [name for name, _ in pattern.bindings]
+                wanted += [name for name in stored if name not in wanted]
+        if self._annotated_function():
+            wanted += [n for n in _read_differently(lowered) if n not in wanted]
+        if not wanted:
+            return []
+        bound = bound_besides(function, self.original)
+        return [name for name in wanted if name not in bound]
 
     def _shared_length(
         self, lowered: Sequence[LoweredPattern]
@@ -386,6 +424,56 @@ class SharedLength:
                     continue  # the shared length is -1 for anything else
             kept.append(self._cond(part, in_sequence))
         return all_of(*kept) if kept else TRUE
+
+
+def _read_differently(lowered: Sequence[LoweredPattern]) -> List[str]:
+    """Names two or more cases capture from attributes of different classes
+    (``e.left.name`` of a ``Var`` in one case, ``e.left.value`` of a ``Num``
+    in another): the captures a type checker may type differently from one
+    case to another.
+
+    Left out: reads the helper answers (a sequence's items, a mapping's
+    values), whose types a type checker does not know (a variable declared
+    ``object`` keeps that type where such a value is assigned); and names an
+    or-pattern stores in its alternatives, joined by ``or`` (a type checker
+    does not narrow a variable through them).
+    """
+    classes_read: Dict[str, set] = {}
+    cases: Dict[str, int] = {}
+    in_alternatives: set = set()
+    for pattern in lowered:
+        classes: Dict[str, set] = {}
+        for test in tests_in(pattern.cond):
+            if test.kind == "isinstance":
+                classes.setdefault(test.path, set()).add(test.fact)
+        stores = [pair for alt in _stores_in(pattern.cond) for pair in alt]
+        in_alternatives.update(name for name, _ in stores)
+        for name, value in pattern.bindings:
+            cases[name] = cases.get(name, 0) + 1
+            for text in _option_texts(value):
+                owner, dot, _ = text.rpartition(".")
+                if dot and owner in classes:
+                    classes_read.setdefault(name, set()).update(classes[owner])
+    return [
+        name
+        for name, found in classes_read.items()
+        if cases[name] > 1 and len(found) > 1 and name not in in_alternatives
+    ]
+
+
+def _option_texts(value: Value) -> List[str]:
+    if isinstance(value, str):
+        return [value]
+    return [text for _, option in value.options for text in _option_texts(option)]
+
+
+def _stores_in(cond: Cond) -> List[Tuple[Tuple[str, Value], ...]]:
+    """What an or-pattern's alternatives store in ``cond`` itself."""
+    if isinstance(cond, Test):
+        return []
+    if isinstance(cond, All):
+        return [stores for part in cond.parts for stores in _stores_in(part)]
+    return [*cond.stores, *(s for alt in cond.alternatives for s in _stores_in(alt))]
 
 
 def _spelled_readably(pattern: LoweredPattern) -> LoweredPattern:

@@ -95,6 +95,28 @@ def stable_locals(
     return frozenset(bindings.names - bindings.declared - nested.names)
 
 
+class _BindingsBesides(_LocalBindings):
+    """As :class:`_LocalBindings`, not looking into some patterns."""
+
+    def __init__(self, skipped: FrozenSet[int]) -> None:
+        super().__init__()
+        self.skipped = skipped
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return id(node) not in self.skipped and super().on_visit(node)
+
+
+def bound_besides(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
+    """Names ``function`` binds other than by the patterns of ``match`` (one
+    of its statements): parameters, assignments, other captures, imports,
+    ``del``; and those it declares global or nonlocal."""
+    bindings = _BindingsBesides(frozenset(id(case.pattern) for case in match.cases))
+    for param in _params(function.params):
+        bindings.names.add(param.name.value)
+    function.body.visit(bindings)
+    return frozenset(bindings.names | bindings.declared)
+
+
 def _params(params: cst.Parameters) -> list:
     out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
     if isinstance(params.star_arg, cst.Param):
