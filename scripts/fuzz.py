@@ -39,6 +39,7 @@ from difftest import (  # noqa: E402
     RandomMismatch,
     random_program,
 )
+import difftest  # noqa: E402
 from interpreters import find_interpreter  # noqa: E402
 
 
@@ -55,6 +56,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         # 3.6 lacks dataclasses, which the generated programs use.
         default=",".join(v for v in TARGET_VERSIONS if v != "3.6"),
         help="comma-separated target versions (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--layout",
+        choices=["keep-lines", "readable"],
+        default="keep-lines",
+        help="the layout to transpile to (default: %(default)s)",
     )
     parser.add_argument(
         "--no-instrumented",
@@ -109,6 +116,7 @@ def signature(m: RandomMismatch) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    difftest.use_layout(args.layout)
     oracle, targets = find_interpreters(args.targets.split(","))
     checker = RandomChecker(oracle, targets)
     rng = random.Random(args.seed)

@@ -188,7 +188,11 @@ class LogMap(Mapping):
 def dump_user(namespace):
     """dump() without the subject temporary a transpiled closure or class
     body keeps when no case matched (README, "Known limits")."""
-    return [(k, v) for k, v in dump(namespace) if not k.startswith("_spam")]
+    return [
+        (k, show(namespace[k]))
+        for k in names(namespace)
+        if not k.startswith("_spam") and not _hidden(k)
+    ]
 
 
 def dump_module(namespace):
@@ -201,8 +205,23 @@ def dump_module(namespace):
     return [
         (k, show(v))
         for k, v in sorted(namespace.items())
-        if k.islower() and not k.startswith("_") and not isinstance(v, skip)
+        if k.islower()
+        and not k.startswith("_")
+        and not isinstance(v, skip)
+        and not _hidden(k)
     ]
+
+
+def _hidden(name):
+    """Whether ``name`` is one of the variables a layout adds on purpose
+    (scripts/fuzz.py --layout readable sets DIFFTEST_HIDDEN_NAMES to those of
+    the readable layout, which in a function stay locals, as in hand-written
+    code: README, Known limits). Both runs hide the same names."""
+    import os
+    import re
+
+    pattern = os.environ.get("DIFFTEST_HIDDEN_NAMES")
+    return bool(pattern) and re.fullmatch(pattern, name) is not None
 
 
 class Hybrid(object):
@@ -558,6 +577,27 @@ def _failed(problem: str, executed: str) -> Outcome:
     return Outcome("", None, (), None, executed, problem)
 
 
+#: the layout transpile_source() writes (use_layout() sets it)
+LAYOUT = "keep-lines"
+
+
+def use_layout(layout: str) -> None:
+    """Transpile to ``layout`` from now on (before any worker is forked).
+
+    The readable layout names a computed subject, a shared length and a
+    mapping's values read by several cases (``subject``, ``size``,
+    ``s_key``), which stay locals of a function as in hand-written code
+    (README, Known limits): the dumps of both runs leave them out. The
+    generated programs' own names are single letters.
+    """
+    global LAYOUT
+    LAYOUT = layout
+    if layout == "readable":
+        os.environ["DIFFTEST_HIDDEN_NAMES"] = r"subject|size|\w+_\w+"
+    else:
+        os.environ.pop("DIFFTEST_HIDDEN_NAMES", None)
+
+
 def transpile_source(source: str, target: str, filename: str) -> tuple[str, str | None]:
     """(transpiled text, None) or (original text, why transpiling failed)."""
     try:
@@ -565,7 +605,7 @@ def transpile_source(source: str, target: str, filename: str) -> tuple[str, str 
     except Exception as exc:  # the core package may not be importable yet
         return source, f"cannot import spam_transpile: {type(exc).__name__}: {exc}"
     try:
-        return transpile(source, target=target, filename=filename), None
+        return transpile(source, target=target, filename=filename, layout=LAYOUT), None
     except Exception as exc:
         return source, f"transpile() raised {type(exc).__name__}: {exc}"
 

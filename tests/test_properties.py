@@ -42,6 +42,7 @@ from difftest import (  # noqa: I001
     RandomProgram,
     random_program,
 )
+import difftest
 from interpreters import require_interpreter
 
 # The generated programs' prelude uses dataclasses, which 3.6 lacks; 3.6 is
@@ -97,6 +98,20 @@ def _assert_no_mismatch(
 def test_seeded_batch(target: str) -> None:
     checker = _checker(target)
     gen = ProgramGen(RandomChooser(random.Random(SEED)))
+    program = random_program(gen, BATCH_STATEMENTS, BATCH_SUBJECTS)
+    _assert_no_mismatch(checker, program, shrink=True)
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"], ids=lambda v: f"py{v}")
+def test_seeded_batch_readable_layout(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What --in-place writes: 3.9 (walrus) and 3.7 (stores through cells).
+    monkeypatch.setattr(difftest, "LAYOUT", difftest.LAYOUT)
+    monkeypatch.setenv("DIFFTEST_HIDDEN_NAMES", "")
+    difftest.use_layout("readable")
+    checker = _checker(target)
+    gen = ProgramGen(RandomChooser(random.Random(SEED + 1)))
     program = random_program(gen, BATCH_STATEMENTS, BATCH_SUBJECTS)
     _assert_no_mismatch(checker, program, shrink=True)
 
