@@ -316,7 +316,10 @@ class ListAsMap(list):
 
     get = Hybrid.get
     keys = Hybrid.keys
-    __repr__ = Hybrid.__repr__
+
+    def __repr__(self):
+        # (Hybrid's reads an ``items`` attribute, which a list has not)
+        return "%s(%s, %r)" % (type(self).__name__, list.__repr__(self), self.data)
 
 
 class StrSeq(str, Sequence):
