@@ -287,7 +287,11 @@ def _lower_module(
 ) -> Tuple[str, List[TranspileWarning]]:
     """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once;
     ``facts``: the module's facts, when the caller has them at hand."""
-    names = Names(identifiers_in(source), bound_names(module, tree, nodes))
+    if facts is None:
+        facts = module_facts(tree, nodes)
+    # The facts counted the module's bindings: the same names, one walk.
+    bound = facts.bound if facts.bound is not None else bound_names(module)
+    names = Names(identifiers_in(source), bound)
     transformer = MatchLowering(
         module,
         names,
@@ -295,8 +299,7 @@ def _lower_module(
         source,
         target,
         functions_in_order(tree, nodes),
-        # the lowering's facts: keep this argument
-        facts if facts is not None else module_facts(tree, nodes),
+        facts,
         style,  # the output layout
         matches_in_order,
     )

@@ -23,7 +23,7 @@ import ast
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from spam_transpile.lowering.names import BINDERS, ast_bindings
 
@@ -43,12 +43,16 @@ class ModuleFacts:
         self,
         classes: Optional[Dict[str, KnownClass]] = None,
         statements: Optional[List[Tuple[bool, int]]] = None,
+        bound: Optional[FrozenSet[str]] = None,
     ) -> None:
         self._classes = classes or {}
         #: per top-level statement of the standard tree: whether it holds a
         #: match statement, and how many ``def`` it holds (the walk can skip
         #: the others)
         self.statements = statements
+        #: every name the module binds in any scope (names.bound_names), from
+        #: the same pass that counts the bindings
+        self.bound = bound
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -78,7 +82,7 @@ def module_facts(
             classes[node.name] = known
         elif _is_plain(node):
             plain[node.name] = True
-    return ModuleFacts(classes, _statement_facts(tree.body, nodes))
+    return ModuleFacts(classes, _statement_facts(tree.body, nodes), frozenset(counts))
 
 
 def _statement_facts(
