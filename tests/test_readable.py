@@ -540,3 +540,14 @@ def _has(module: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(module) is not None
+
+
+def test_the_readme_shows_the_example_output_as_it_is() -> None:
+    # "What the output looks like" says unabridged: both blocks are the
+    # tool's output for the example today.
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme[readme.index("## What the output looks like") :]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    source = EXAMPLE.read_text("utf-8")
+    assert blocks[0] == transpile(source, target="3.9")
+    assert blocks[1] == transpile(source, target="3.9", layout="readable")
