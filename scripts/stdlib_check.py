@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spam_transpile import TranspileError, transpile  # noqa: E402
-from spam_transpile.parse import may_contain_match  # noqa: E402
+from spam_transpile.syntax.parse import may_contain_match  # noqa: E402
 from spam_transpile.files.write import decode_source  # noqa: E402
 
 # Compile each file on the tree's interpreter; print the ones that fail.

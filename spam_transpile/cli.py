@@ -58,7 +58,7 @@ from spam_transpile.files.discover import (
     could_hold_match_statement,
     make_plan,
 )
-from spam_transpile.prescan import may_contain_match
+from spam_transpile.syntax.prescan import may_contain_match
 from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
 from spam_transpile.files.statcache import COPIED, PLAIN, TRANSPILED, StatCache

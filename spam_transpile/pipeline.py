@@ -6,9 +6,9 @@ integrations) calls; it never touches the file system.
 Before LibCST sees a file, CPython (3.10+) judges it whole, so that every
 error CPython's compiler would report is reported, and patterns nested so
 deeply that LibCST's parser would take ages are refused. LibCST then parses
-the file's normalised layout (spam_transpile.layout) and the result is put
+the file's normalised layout (spam_transpile.syntax.layout) and the result is put
 back in the user's layout. In the keep-lines layout LibCST is given only the
-top-level statements the lowering needs (spam_transpile.partial); whatever
+top-level statements the lowering needs (spam_transpile.syntax.partial); whatever
 goes wrong there, the whole file is parsed and lowered instead, so that
 errors are those of the whole file. Parsing and lowering run in a thread
 with a large stack: their recursion follows the file's structure (an
@@ -27,14 +27,14 @@ from typing import Callable, List, Optional, Tuple, TypeVar
 
 import libcst as cst
 
-from spam_transpile.codegen import code_for
+from spam_transpile.syntax.codegen import code_for
 from spam_transpile.checks.verify import (
     check_lines_kept,
     check_output,
     check_output_compiles,
 )
 from spam_transpile.errors import TranspileError, TranspileWarning
-from spam_transpile.layout import Layout, restore_layout, split_layout
+from spam_transpile.syntax.layout import Layout, restore_layout, split_layout
 from spam_transpile.lowering.names import (
     Names,
     bound_names,
@@ -46,7 +46,7 @@ from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, module_facts
 from spam_transpile.lowering.readable import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
-from spam_transpile.parse import (
+from spam_transpile.syntax.parse import (
     CPythonView,
     Unparsable,
     check_compiles,
@@ -57,7 +57,7 @@ from spam_transpile.parse import (
     may_contain_match,
     parse_source,
 )
-from spam_transpile.partial import lowering_of, partial_source
+from spam_transpile.syntax.partial import lowering_of, partial_source
 from spam_transpile.settings import parse_target
 
 # The stack and recursion limit of the worker thread: room for a recursion
@@ -239,7 +239,7 @@ def _lower_partially(
     nodes: List[ast.AST],
 ) -> Optional[Tuple[str, List[TranspileWarning]]]:
     """The keep-lines lowering of ``text`` with LibCST given only the
-    statements it needs (spam_transpile.partial), or None to run on the
+    statements it needs (spam_transpile.syntax.partial), or None to run on the
     whole file instead: whenever anything goes wrong, that run decides what
     to report, so errors stay those of the whole file."""
     facts = module_facts(tree, nodes)

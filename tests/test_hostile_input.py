@@ -19,7 +19,7 @@ from typing import List, Tuple
 import pytest
 
 from spam_transpile import TranspileError, transpile
-from spam_transpile.parse import PATTERN_NESTING_LIMIT
+from spam_transpile.syntax.parse import PATTERN_NESTING_LIMIT
 from tests.interpreters import require_interpreter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -632,7 +632,7 @@ def test_without_a_tree_the_tokenizer_weighs_patterns_alike(kind: str) -> None:
     # 3.9 cannot parse match statements: there the weights come from tokens.
     import ast
 
-    from spam_transpile.parse import (
+    from spam_transpile.syntax.parse import (
         _heaviest_pattern_from_tokens,
         _heaviest_pattern_from_tree,
     )

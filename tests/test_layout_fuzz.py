@@ -68,7 +68,7 @@ def _backslash_safe(code_line_before: str, indent: str) -> bool:
     3.10+ ignore such a line; 3.9 takes the next line's indentation as part
     of the continued line (no INDENT/DEDENT), so only where the code lines
     around it are indented alike. (The lowering keeps its own rewritten
-    lines safe: spam_transpile.layout.)
+    lines safe: spam_transpile.syntax.layout.)
     """
     before = re.match(r"[ \t]*", code_line_before).group()  # type: ignore[union-attr]
     return bool(code_line_before.strip()) and before == indent

@@ -12,7 +12,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from spam_transpile.layout import split_layout
+from spam_transpile.syntax.layout import split_layout
 from spam_transpile.lowering.positions import MatchPositions, match_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ def test_case_headers_line_breaks_from_positions(name: str, source: str) -> None
     """The standard tree's positions give each case header's line breaks as
     generating its code does, or None (parentheses around the pattern or the
     guard, a tuple's trailing comma): the transformer then generates it."""
-    from spam_transpile.codegen import code_for
+    from spam_transpile.syntax.codegen import code_for
     from spam_transpile.lowering.positions import in_source_order
     from spam_transpile.lowering.transformer import header_line_breaks
 

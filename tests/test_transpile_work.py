@@ -177,7 +177,7 @@ def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
 def test_plain_code_generation_writes_what_libcst_writes() -> None:
     from libcst._nodes.base import CSTCodegenError
 
-    from spam_transpile.codegen import code_for
+    from spam_transpile.syntax.codegen import code_for
 
     for name, source in _sources_with_matches():
         module = cst.parse_module(source)
@@ -200,7 +200,7 @@ def test_plain_code_generation_writes_what_libcst_writes() -> None:
 
 
 def test_the_shared_walk_of_the_standard_tree_is_ast_walk() -> None:
-    from spam_transpile.parse import _walk
+    from spam_transpile.syntax.parse import _walk
 
     for name, source in _sources_with_matches():
         if sys.version_info < (3, 10):
@@ -259,7 +259,7 @@ def test_a_forked_child_starts_its_own_worker() -> None:
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
 
 
-# -- LibCST given only the statements the lowering needs (spam_transpile.partial)
+# -- LibCST given only the statements the lowering needs (spam_transpile.syntax.partial)
 
 
 def _whole_file_only(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -378,7 +378,7 @@ def test_node_kinds_told_apart_by_exact_type_have_no_subclasses() -> None:
     # name has a subclass. A LibCST that adds one fails here first. (Name
     # is left out: the emitters' raw-text nodes subclass it, and they never
     # reach a test of ``type(node) is cst.Name``, which asks of source nodes.)
-    from spam_transpile.cstwalk import NODE_TYPES
+    from spam_transpile.syntax.cstwalk import NODE_TYPES
 
     kinds = [
         *(cst.MatchAs, cst.MatchOr, cst.MatchValue, cst.MatchSingleton),

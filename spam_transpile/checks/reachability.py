@@ -17,7 +17,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.codegen import code_for, without_parens
+from spam_transpile.syntax.codegen import code_for, without_parens
 
 
 def unreachable_cases(match: cst.Match) -> List[Tuple[int, Tuple[int, ...]]]:

@@ -50,9 +50,9 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.blocks import parts_holding_matches
+from spam_transpile.syntax.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
-from spam_transpile.cstwalk import PATTERN_TYPES, pattern_nodes
+from spam_transpile.syntax.cstwalk import PATTERN_TYPES, pattern_nodes
 
 PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
 # The CPython release whose positions are reproduced by default (3.12 and 3.13

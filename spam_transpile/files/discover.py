@@ -597,7 +597,7 @@ _NOT_A_SUBJECT = re.compile(
 def could_hold_match_statement(text: str) -> bool:
     """False when every line starting with ``match`` is plainly not a match statement.
 
-    Used after :func:`spam_transpile.parse.may_contain_match` said True, so
+    Used after :func:`spam_transpile.syntax.parse.may_contain_match` said True, so
     files that only use ``match`` as a variable (``match = re.match(...)``)
     are not parsed. Only sure cases are excluded: a false True costs a
     parse, a false False would leave a match statement in the output.

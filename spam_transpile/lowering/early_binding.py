@@ -40,7 +40,7 @@ from typing import (
 
 import libcst as cst
 
-from spam_transpile.cstwalk import children, pattern_nodes
+from spam_transpile.syntax.cstwalk import children, pattern_nodes
 from spam_transpile.lowering.emit import case_test, render_value, walrus_binder
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, Value, tests_in
 from spam_transpile.lowering.names import TEMP_PREFIX

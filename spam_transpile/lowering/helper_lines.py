@@ -15,9 +15,9 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from spam_transpile.codegen import code_for
+from spam_transpile.syntax.codegen import code_for
 from spam_transpile.lowering.runtime import PARTS, helper_statement, helper_statements
-from spam_transpile.partial import is_stand_in, real_statement
+from spam_transpile.syntax.partial import is_stand_in, real_statement
 
 LINE_LIMIT = 400
 
@@ -168,7 +168,7 @@ def _slots(
         if is_stand_in(statement):
             # LibCST was given a stand-in for this statement (the lines
             # before it are real): if they are not room enough, the
-            # statement is parsed now (spam_transpile.partial).
+            # statement is parsed now (spam_transpile.syntax.partial).
             if _fits(costs, slots):
                 break  # a slot the statement added would take nothing
             statement = body[index] = real_statement(statement, module)

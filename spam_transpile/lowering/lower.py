@@ -26,7 +26,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.codegen import without_parens
+from spam_transpile.syntax.codegen import without_parens
 from spam_transpile.lowering import runtime
 from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import (
@@ -42,7 +42,7 @@ from spam_transpile.lowering.ir import (
     is_true,
 )
 from spam_transpile.lowering.names import Names
-from spam_transpile.cstwalk import pattern_nodes
+from spam_transpile.syntax.cstwalk import pattern_nodes
 
 Bindings = List[Tuple[str, Value]]
 Lowered = Tuple[Cond, Bindings]

@@ -24,9 +24,9 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, U
 
 import libcst as cst
 
-from spam_transpile.blocks import MAY_HOLD_MATCH, rewrite_blocks
-from spam_transpile.codegen import code_for
-from spam_transpile.cstwalk import contains
+from spam_transpile.syntax.blocks import MAY_HOLD_MATCH, rewrite_blocks
+from spam_transpile.syntax.codegen import code_for
+from spam_transpile.syntax.cstwalk import contains
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.early_binding import (
     bind_early,

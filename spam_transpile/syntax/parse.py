@@ -26,7 +26,7 @@ import libcst as cst
 
 from spam_transpile.checks.validate import is_pattern_rule_message
 from spam_transpile.errors import TranspileError
-from spam_transpile.prescan import may_contain_match
+from spam_transpile.syntax.prescan import may_contain_match
 
 __all__ = [
     "CPythonView",
@@ -55,7 +55,7 @@ def parse_source(
     """Parse ``source``, or raise TranspileError as CPython would.
 
     ``cpython_source`` is the user's text when ``source`` is its normalised
-    layout (spam_transpile.layout): CPython's messages are about the former.
+    layout (spam_transpile.syntax.layout): CPython's messages are about the former.
 
     Raises :class:`Unparsable` when LibCST refuses a file that CPython accepts
     (or that no CPython here can judge) but that cannot hold a match
