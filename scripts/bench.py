@@ -57,6 +57,7 @@ try:
 except ImportError:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
     import spam_transpile
+from spam_transpile.settings import SUPPORTED_TARGETS  # noqa: E402
 
 # Runs inside each measured interpreter (3.6+), so: no newer syntax. The module
 # is registered in sys.modules because dataclasses look their module up there.
@@ -678,15 +679,12 @@ def size_table(programs: List[Program], markdown: bool) -> Tuple[str, Dict[str, 
     return render(title, headers, rows, markdown), joined
 
 
-#: every target the tool serves: older ones store captures without ``:=``
-TARGETS = ("3.9", "3.8", "3.7", "3.6")
-
-
 def target_size_table(programs: List[Program], markdown: bool) -> str:
     """Keep-lines output of all programs for each target, ÷ the source."""
     source = "".join(p.source for p in programs)
     rows = []
-    for target in TARGETS:
+    # newest first: older targets store captures without ``:=``
+    for target in sorted(SUPPORTED_TARGETS, reverse=True):
         try:
             output = "".join(
                 spam_transpile.transpile(

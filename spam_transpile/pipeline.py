@@ -6,10 +6,11 @@ integrations) calls; it never touches the file system.
 Before LibCST sees a file, CPython (3.10+) judges it whole, so that every
 error CPython's compiler would report is reported, and patterns nested so
 deeply that LibCST's parser would take ages are refused. LibCST then parses
-the file's normalised layout (spam_transpile.syntax.layout) and the result is put
-back in the user's layout. In the keep-lines layout LibCST is given only the
-top-level statements the lowering needs (spam_transpile.syntax.partial); whatever
-goes wrong there, the whole file is parsed and lowered instead, so that
+the file's normalised layout (spam_transpile.syntax.layout) and the result
+is put back in the user's layout. In the keep-lines layout LibCST is given
+only the top-level statements the lowering needs
+(spam_transpile.syntax.partial); whatever goes wrong there, the whole file
+is parsed and lowered instead, so that
 errors are those of the whole file. Parsing and lowering run in a thread
 with a large stack: their recursion follows the file's structure (an
 ``elif`` per case, a node per operator), and CPython's limits, not ours,
@@ -239,9 +240,9 @@ def _lower_partially(
     nodes: List[ast.AST],
 ) -> Optional[Tuple[str, List[TranspileWarning]]]:
     """The keep-lines lowering of ``text`` with LibCST given only the
-    statements it needs (spam_transpile.syntax.partial), or None to run on the
-    whole file instead: whenever anything goes wrong, that run decides what
-    to report, so errors stay those of the whole file."""
+    statements it needs (spam_transpile.syntax.partial), or None to run on
+    the whole file instead: whenever anything goes wrong, that run decides
+    what to report, so errors stay those of the whole file."""
     facts = module_facts(tree, nodes)
     partial = partial_source(text, tree, nodes, facts)
     if partial is None:

@@ -54,6 +54,7 @@ _MARK = "@@difftest-result@@ "
 # The helper module programs import as `dt`. It runs on every interpreter the
 # runner runs on (3.6+), so: no match statements, no walrus, no 3.10 APIs.
 HELPERS = r'''
+import os
 import re
 from collections.abc import Mapping, Sequence
 
@@ -217,9 +218,6 @@ def _hidden(name):
     (scripts/fuzz.py --layout readable sets DIFFTEST_HIDDEN_NAMES to those of
     the readable layout, which in a function stay locals, as in hand-written
     code: README, Known limits). Both runs hide the same names."""
-    import os
-    import re
-
     pattern = os.environ.get("DIFFTEST_HIDDEN_NAMES")
     return bool(pattern) and re.fullmatch(pattern, name) is not None
 

@@ -16,7 +16,7 @@ import itertools
 import re
 import sys
 import warnings
-from typing import FrozenSet, Iterator, Optional, Sequence, Set
+from typing import FrozenSet, Iterator, Optional, Set
 
 import libcst as cst
 
@@ -136,20 +136,10 @@ def standard_ast(source: str) -> Optional[ast.Module]:
         return None
 
 
-def bound_names(
-    module: cst.Module,
-    tree: Optional[ast.Module] = None,
-    nodes: Optional[Sequence[ast.AST]] = None,
-) -> FrozenSet[str]:
-    """Every name ``module`` binds anywhere (any scope); ``tree`` is the same
-    source's :func:`standard_ast`, when there is one, and ``nodes`` all its
-    nodes, when the caller has them at hand."""
-    if tree is not None:
-        names: Set[str] = set()
-        for node in ast.walk(tree) if nodes is None else nodes:
-            if type(node) in BINDERS:
-                names.update(ast_bindings(node))
-        return frozenset(names)
+def bound_names(module: cst.Module) -> FrozenSet[str]:
+    """Every name ``module`` binds anywhere (any scope), from LibCST's tree:
+    where there is a standard tree, the module's facts count them in their
+    own pass over it (facts.ModuleFacts.bound)."""
     visitor = BoundNames()
     module.visit(visitor)
     return frozenset(visitor.names)
