@@ -121,7 +121,8 @@ def test_temporaries_never_collide_with_user_names() -> None:
     )
     out = transpile(source)
     assert "_spam_subject1 = x.y" not in out
-    assert out.startswith("_spam_subject1 = 'user'")
+    # the helper goes before the module's first statement, on its line
+    assert out.splitlines()[0].endswith("; _spam_subject1 = 'user'")
 
 
 def test_shadowed_builtins_are_reached_through_the_builtins_module() -> None:
@@ -322,15 +323,16 @@ def test_output_uses_only_target_syntax(target: str) -> None:
 
 
 def test_helper_is_spread_over_free_lines_within_the_line_limit() -> None:
-    """The helper's pieces go one or more per free line, each line at most
-    LINE_LIMIT characters, as long as there are free lines before anything
-    can reach a match statement (here: short assignments between blank lines)."""
+    """The helper's pieces go one or more per free line before the module's
+    first statement, each line at most LINE_LIMIT characters long; the lines
+    after that statement get nothing, since it may run code."""
     from spam_transpile.lowering.helper_lines import LINE_LIMIT
 
-    free = "".join(f"A{i} = {i}\n\n" for i in range(12))
+    free = "".join(f"# note {i}\n\n" for i in range(6))
     source = (
         '"""Docstring."""\n'
         + free
+        + "".join(f"A{i} = {i}\n\n" for i in range(12))
         + "def f(s):\n"
         + "    match s:\n"
         + "        case [1, *rest]:\n"
@@ -344,9 +346,12 @@ def test_helper_is_spread_over_free_lines_within_the_line_limit() -> None:
     lines = out.splitlines()
     assert len(lines) == len(source.splitlines())
     assert max(len(line) for line in lines) <= LINE_LIMIT
-    # more than one line holds a piece of it, and nothing after the first def
     holders = [i for i, line in enumerate(lines) if "_spam" in line]
-    assert len([i for i in holders if i < 25]) >= 3
+    first_statement = lines.index("A0 = 0") if "A0 = 0" in lines else -1
+    assert len([i for i in holders if i <= 12]) >= 3
+    assert not [i for i in holders if 13 <= i < 37]  # none after A0's line
+    assert first_statement == -1 or holders[0] < first_statement
+    assert "# note 0" in out  # comments stay, after the code put before them
     namespace: dict = {"Q": type("Q", (), {"a": 1})}
     exec(compile(out, "<helper>", "exec"), namespace)
     assert namespace["f"]([1, 2]) == [2]
@@ -363,4 +368,7 @@ def test_helper_is_compiled_once_per_process_and_shared() -> None:
         namespaces.append(namespace)
     first, second = (n["_spam"] for n in namespaces)
     assert first is second
-    assert sys.modules[first.__name__] is first
+    # kept in sys.modules under a key of its own, never under its __name__,
+    # so that cloudpickle copies it instead of importing it
+    assert any(module is first for module in sys.modules.values())
+    assert first.__name__ not in sys.modules

@@ -85,16 +85,21 @@ class Lowering:
         return self._helper
 
     def note_used(self, text: str) -> None:
-        """Record the helper's parts that emitted ``text`` uses."""
+        """Record the helper's parts that ``text``, the whole code written for
+        a match statement, uses (the helper's name is one no user name
+        shadows, so a mention is a use)."""
         if self._helper and self._helper + "." in text:
             found = re.findall(re.escape(self._helper) + r"\.(\w+)", text)
             self.used_parts.update(found)
-            self.uses += len(found)
 
     def helper(self, attribute: str) -> str:
-        """``_spam.<attribute>``: the emitters record what they really use."""
+        """``_spam.<attribute>``. Which parts the module uses is read from the
+        code of each lowered match statement once it is written
+        (:meth:`note_used`); this only counts that the helper was asked for."""
         if not self._helper:
             self._helper = self.names.helper_name()
+        if attribute:
+            self.uses += 1
         return f"{self._helper}.{attribute}"
 
     def lower_case(

@@ -67,7 +67,7 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
-from spam_transpile.lowering.runtime import helper_key, helper_source
+from spam_transpile.lowering.runtime import HELPER_NAME, helper_program
 from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subject_facts import SharedKeys
@@ -137,14 +137,12 @@ class ReadableMatch:
         length = self._shared_length(lowered)
         if length is not None:
             out.append(_statement(length.statement))
-            self.owner.lowering.note_used(length.statement)
             lowered = [length.apply(pattern) for pattern in lowered]
         keys = self._shared_keys(lowered) if length is None else None
         if keys is not None and keys.check is not None:
             check = keys.check.readable or keys.check.expr
             for statement in keys.assignments(check, in_lookup_order=True):
                 out.append(_statement(statement))
-                self.owner.lowering.note_used(statement)
             # As for the shared length, a type checker needs the mapping
             # check to narrow a local name of a declared type.
             drop = not (self.subject_var is None and self._annotated_function())
@@ -287,7 +285,6 @@ class ReadableMatch:
         if last and index > 0 and guard is None and is_true(pattern.cond):
             return cst.Else(body=body, leading_lines=case.leading_lines)
         test = self._test(pattern, guard)
-        self.owner.lowering.note_used(test)
         return cst.If(
             test=Raw(test),
             body=body,
@@ -335,8 +332,6 @@ class ReadableMatch:
         values = [
             emit.render_value(value, readable=True) for _, value in pattern.bindings
         ]
-        for value in values:
-            self.owner.lowering.note_used(value)
         names = [name for name, _ in pattern.bindings]
         together = f"{', '.join(names)} = {', '.join(values)}"
         if 1 < len(names) <= 3 and len(together) <= TOGETHER and " if " not in together:
@@ -553,14 +548,15 @@ def place_readable_helper(
 ) -> cst.Module:
     """The helper as a block after the module's docstring, __future__ imports
     and leading imports."""
-    text = helper_source(used)
-    key = helper_key(text)
+    key, program = helper_program(used)
+    # ``global``: under ``exec(code, globals, locals)`` the module's
+    # functions read their globals, where a plain assignment would not go.
     source = (
-        f'{name} = __import__("types").ModuleType("{key}")\n'
-        f'{name} = __import__("sys").modules.setdefault("{key}", {name})\n'
-        f'if "MISSING" not in vars({name}):\n'
-        f'    vars({name})["source"] = {_block_string(text)}\n'
-        f'    exec(vars({name})["source"], vars({name}))\n'
+        f"global {name}\n"
+        f'{name} = __import__("sys").modules.get("{key}")\n'
+        f"if {name} is None:\n"
+        f'    exec({_block_string(program)}, {{"__name__": "{HELPER_NAME}"}})\n'
+        f'    {name} = __import__("sys").modules["{key}"]\n'
     )
     block = list(cst.parse_module(source).body)
     body = list(module.body)
@@ -577,7 +573,6 @@ def place_readable_helper(
 
 
 def _block_string(text: str) -> str:
-    # The helper ends with ``MISSING = object()``: the closing quotes follow it.
     assert '"""' not in text and "\\" not in text
     return '"""\\\n' + text.rstrip("\n") + '"""'
 

@@ -3,9 +3,14 @@
 A transpiled module that needs it gets one private name (``_spam``, or a
 fresh variant when the module already uses that name) bound to a small
 namespace holding only the parts the module uses. The first module of a
-process to run a given helper text compiles it and registers it in
+process to run a given helper text compiles it and keeps it in
 ``sys.modules`` under a key derived from the text; later modules reuse it.
-The output still needs nothing installed at run time. The parts:
+The namespace's own ``__name__`` (:data:`HELPER_NAME`) is never a key of
+``sys.modules``: cloudpickle therefore copies it by value into a process
+that never ran the module, instead of importing a module that is not there.
+The name is declared ``global`` where it is bound, so it lands in the
+module's globals under ``exec(code, globals, locals)`` too. The output
+still needs nothing installed at run time. The parts:
 
 - ``kind(v)``: 1 if ``v`` is a sequence for pattern matching, 2 if a
   mapping, else 0. CPython 3.10+ keeps the answer in the type's flags
@@ -24,7 +29,9 @@ The output still needs nothing installed at run time. The parts:
     class in its MRO that has one (``class C(Mapping, Sequence)`` is a
     mapping, ``class C(str, Sequence)`` a sequence).
 
-  The registrations are read from every ABC's registry. Their order, and
+  The registrations are read from the registries of ``Sequence``,
+  ``Mapping``, the classes below them and below the classes registered
+  with them (not from every class of the process). Their order, and
   whether a subclass existed when its base was registered, is not recorded
   before 3.10: the emulation takes each registration as made before any
   subclass of the registered class was created, and a class registered
@@ -80,25 +87,42 @@ MATCH_SELF_TYPES = (
 
 # ``_k(t)``: the kind of type ``t``, as CPython 3.10+ keeps it in the type's
 # flags (bits 5 and 6). Before 3.10 it is worked out as the module docstring
-# says, cached per type until ``abc.get_cache_token()`` changes; the
-# registrations are then read again from every ABC's registry, visiting
-# each class once (below its first base).
+# says. The state, ``_S[0]``, is (ABC cache token, registrations, kinds) and
+# is replaced whole, never changed in place, so a thread reading it while
+# another rebuilds it sees an old state or the new one, never half of one.
+# The registrations are read from the registries of ``Sequence``,
+# ``Mapping`` and the classes below them only, not from every class of the
+# process: one registration costs a walk of those, and each type asked
+# about afterwards its MRO. A registry read while another thread registers
+# (a ``WeakSet`` before 3.7) is read again. ``_D`` pickles as an empty list, so a helper
+# pickled by value (cloudpickle) starts a new state in the other process.
 _KINDS = """\
-import _collections_abc as A, abc as B, array, collections as C; _K, _S = {}, [None]
-_R, _T = C.defaultdict(set), {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1,
+import _collections_abc as A, abc as B, array, collections as C
+class _D(list): __reduce__ = lambda s: (list, ([None],))
+_S, _T = _D([None]), {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1,
     array.array: 1, dict: 2, type(vars(type)): 2, A.Sequence: 1, A.Mapping: 2}
+def _g(a):
+    while isinstance(a, B.ABCMeta):
+        try: return list(a._abc_registry) if hasattr(a, "_abc_registry") else [
+            w() for w in B._get_dump(a)[0]]
+        except RuntimeError: pass
+    return []
+def _s(k):
+    R, todo = {}, [A.Sequence, A.Mapping]; seen = set(todo)
+    for a in todo:
+        r = [c for c in _g(a) if c is not None and c.__flags__ & 512]
+        [R.setdefault(c, []).append(a) for c in r]
+        r = [c for c in type.__subclasses__(a) + r if c not in seen]
+        seen.update(r); todo += r
+    s = _S[0] = k, R, {}; return s
+def _f(c, s):
+    f = c.__dict__.get("__abc_tpflags__") if isinstance(c, B.ABCMeta) else 0
+    r = _T.get(c) or max(map(_k, s[1].get(c, ())), default=0)
+    return r or type(f) is int and f >> 5 & 3
 def _k(t):
-    if _S[0] != B.get_cache_token():
-        _K.clear(); _R.clear(); _S[0] = B.get_cache_token(); todo = [object]
-        for a in todo:
-            todo += [c for c in type.__subclasses__(a) if c.__bases__[0] is a]
-            try: [_R[w()].add(a) for w in B._get_dump(a)[0]]
-            except Exception: [_R[c].add(a) for c in getattr(a, "_abc_registry", ())]
-    if t in _K: return _K[t]
-    f = t.__dict__.get("__abc_tpflags__") if isinstance(t, B.ABCMeta) else 0
-    r = t.__flags__ & 512 and max(map(_k, _R.get(t, ())), default=0)
-    return _K.setdefault(t, _T.get(t) or r or type(f) is int and f >> 5 & 3 or next(
-        (k for k in map(_k, t.__mro__[1:]) if k), 0))
+    s, k = _S[0], B.get_cache_token(); s = s if s and s[0] == k else _s(k)
+    if t not in s[2]: s[2][t] = next((x for x in (_f(c, s) for c in t.__mro__) if x), 0)
+    return s[2][t]
 if list.__flags__ & 32: _k = lambda t: t.__flags__ >> 5 & 3
 """
 
@@ -106,13 +130,14 @@ if list.__flags__ & 32: _k = lambda t: t.__flags__ >> 5 & 3
 # another call.
 _KIND = """\
 def kind(v):
-    t = type(v); return _K[t] if t in _K and _S[0] == B.get_cache_token() else _k(t)
+    s, t = _S[0], type(v)
+    return s[2][t] if s and t in s[2] and s[0] == B.get_cache_token() else _k(t)
 if list.__flags__ & 32: kind = lambda v: type(v).__flags__ >> 5 & 3
 """
 
 # ``isinstance(v, Sequence)`` for the readable layout. A builtin type's kind
-# never changes: it is looked up without calling ``_k`` (0.31 µs on 3.9, was
-# 0.51). The line stays within black's 88 columns, as the readable layout does.
+# never changes: it is looked up without calling ``_k``. The line stays
+# within black's 88 columns, as the readable layout does.
 _SEQUENCE = """\
 class _M(type): __instancecheck__ = lambda c, v: (_T.get(type(v)) or _k(type(v))) == c.k
 Sequence, Mapping = _M("Sequence", (), {"k": 1}), _M("Mapping", (), {"k": 2})
@@ -247,29 +272,46 @@ def helper_source(used: Iterable[str]) -> str:
     return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
 
 
-def helper_statement(name: str, used: Iterable[str]) -> str:
-    """One statement binding ``name`` to the helper, cheap when run again."""
+#: The helper namespace's ``__name__``: no module of that name is ever
+#: imported, so pickling a helper function by reference is never attempted.
+HELPER_NAME = "_spam_helper"
+
+
+def helper_program(used: Iterable[str]) -> Tuple[str, str]:
+    """The key the helper is kept under in ``sys.modules``, and the source
+    that, run by ``exec`` with ``__name__`` :data:`HELPER_NAME`, keeps it
+    there."""
     text = helper_source(used)
-    return _bind(name, helper_key(text), repr(text + _REGISTER))
+    key = helper_key(text)
+    return key, text + _register(key)
 
 
-# Ends the helper's source as exec() runs it: the namespace becomes a module
-# registered under the key (the first one wins if two threads race), which
-# the binding statement then reads back, with no comprehension or lambda to
-# compile in every module.
-_REGISTER = (
-    "_m = __import__('types').ModuleType(__name__); _m.__dict__.update(globals())\n"
-    "__import__('sys').modules.setdefault(__name__, _m)\n"
-)
+def helper_statement(name: str, used: Iterable[str]) -> str:
+    """One expression statement binding ``name`` in the module's globals to the
+    helper, cheap when run again (it reads ``sys.modules`` only): usable on
+    any line of any scope, with no ``global`` declaration."""
+    key, program = helper_program(used)
+    value = _lookup(key, repr(program))
+    return f"{name!r} in globals() or globals().__setitem__({name!r}, {value})"
 
 
-def _bind(name: str, key: str, source: str) -> str:
-    # Once registered, ``__import__`` reads the module back: it compiles to
-    # fewer nodes than indexing ``sys.modules``, and every module compiles
-    # this line.
+def _register(key: str) -> str:
+    # Ends the helper's source as exec() runs it: the namespace becomes a
+    # module kept under the key (the first one wins if two threads race),
+    # which the binding statement then reads back.
     return (
-        f"{name} = __import__('sys').modules.get({key!r}) or "
-        f"exec({source}, {{'__name__': {key!r}}}) or __import__({key!r})"
+        "_m = __import__('types').ModuleType(__name__); _m.__dict__.update(globals())\n"
+        "del _m._m\n"
+        f"__import__('sys').modules.setdefault({key!r}, _m)\n"
+    )
+
+
+def _lookup(key: str, source: str) -> str:
+    # Once kept, ``__import__`` reads the module back: it compiles to fewer
+    # nodes than indexing ``sys.modules``, and every module compiles this.
+    return (
+        f"__import__('sys').modules.get({key!r}) or "
+        f"exec({source}, {{'__name__': {HELPER_NAME!r}}}) or __import__({key!r})"
     )
 
 
@@ -278,19 +320,18 @@ def helper_key(text: str) -> str:
 
 
 def helper_statements(name: str, used: Iterable[str]) -> List[str]:
-    """Statements (source text, one line each) that bind ``name`` to the helper.
+    """Statements (source text, one line each) that bind ``name`` to the helper
+    at module level, the first declaring it global.
 
     The source travels as string pieces of a few hundred characters, so the
     statements can be spread over several existing lines; the last one
     compiles it, once per process.
     """
-    text = helper_source(used)
-    key = helper_key(text)
-    text += _REGISTER
+    key, text = helper_program(used)
     pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
     # ``+=`` on a string: the cheapest statement to compile that carries a
     # piece (a few kB copied once per load costs less than a method call).
-    statements = [f"{name} = {pieces[0]!r}"]
+    statements = [f"global {name}", f"{name} = {pieces[0]!r}"]
     statements += [f"{name} += {piece!r}" for piece in pieces[1:]]
-    statements.append(_bind(name, key, name))
+    statements.append(f"{name} = {_lookup(key, name)}")
     return statements

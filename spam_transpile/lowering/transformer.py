@@ -20,9 +20,21 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+import dataclasses
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
+from libcst._nodes.internal import CodegenState
 
 from spam_transpile.syntax.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.syntax.codegen import code_for
@@ -132,6 +144,20 @@ class RawExpression(cst.Name):
     def _validate(self) -> None:
         if not self.value:
             raise cst.CSTValidationError("empty generated expression")
+
+
+@dataclasses.dataclass(frozen=True)
+class HelperPlaceholder(RawExpression):
+    """Where a match line binds the helper: its text, which depends on every
+    match of the module, is put in ``text[0]`` once they are all lowered."""
+
+    text: List[str] = dataclasses.field(default_factory=lambda: [""])
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        state.add_token(self.text[0])
+
+
+_SEMICOLON = cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 class MatchLowering(cst.CSTTransformer):
@@ -312,6 +338,8 @@ class MatchLowering(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self.helper_on_match_lines = not self.readable and not has_slots(node)
+        #: the text of the helper's binding on match lines (helper_on_match_lines)
+        self.helper_binding = [""]
         self._skip = self._skippable(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -397,6 +425,9 @@ class MatchLowering(cst.CSTTransformer):
             ) from exc
         if updated_node.footer:
             self._orphans[id(statements[-1])] = updated_node.footer
+        # What the code written for the statement reads, nothing else, decides
+        # the helper's parts: none can be missing, none is there for nothing.
+        self.lowering.note_used("".join(code_for(s) for s in statements))
         return cst.FlattenSentinel(statements)
 
     def _warn_unreachable(self, node: cst.Match) -> None:
@@ -428,17 +459,20 @@ class MatchLowering(cst.CSTTransformer):
     ) -> cst.Module:
         body, footer = self._home_orphans(updated_node.body, updated_node.footer)
         module = updated_node.with_changes(body=body, footer=footer)
+        if self.helper_on_match_lines:
+            # a match line asked for the helper; if none of its code read it
+            # in the end, the placeholder is a statement that does nothing
+            self.helper_binding[0] = "pass"
         if self.lowering.used_helper and self.failed is None and self.readable:
             module = place_readable_helper(
                 module, self.lowering.helper_name, self.lowering.used_parts
             )
         elif self.lowering.used_helper and self.failed is None:
-            module = place_helper(
-                module,
-                self.lowering.helper_name,
-                self.lowering.used_parts,
-                self.filename,
-            )
+            name, used = self.lowering.helper_name, self.lowering.used_parts
+            if self.helper_on_match_lines:
+                self.helper_binding[0] = on_match_line(name, used)
+            else:
+                module = place_helper(module, name, used)
         return module
 
     def _home_orphans(
@@ -656,10 +690,7 @@ class MatchEmitter:
             pattern = self._store_in_guard(index, pattern, quiet)
             pattern = self._bind_in_body(index, pattern)
             tests.append(self._pattern_test(pattern))
-            self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
-        for statement in self.facts.statements:
-            self.owner.lowering.note_used(statement)
         first = self._subject_statement()
         split = self._literal_split(cases, first)
         if split is not None:
@@ -719,7 +750,6 @@ class MatchEmitter:
         """``if <half>:`` on the match line, the first half's chain inside it
         (testing the split's temporary), the rest as its ``elif``s."""
         lowering = self.owner.lowering
-        lowering.note_used(split.test)
         inner: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(split.first)):
             test = self._pattern_test(
@@ -779,8 +809,6 @@ class MatchEmitter:
         ):
             return pattern
         stores = [(name, emit.render_value(value)) for name, value in pattern.bindings]
-        for _, value in stores:
-            self.owner.lowering.note_used(value)
         self._body_stores[index] = stores
         return LoweredPattern(pattern.cond, ())
 
@@ -850,18 +878,18 @@ class MatchEmitter:
     def _bind_helper_here(
         self, first: cst.SimpleStatementLine, uses_before: int
     ) -> cst.SimpleStatementLine:
-        """No line of the module runs before every match can: the match line
-        binds the helper. In a function or class body it is a global, declared
-        on the scope's first match line, before any use."""
-        lowering = self.owner.lowering
-        uses_it = lowering.uses > uses_before
-        first_in_scope = self.scope.first_match == id(self.original)
-        declare = self.scope.kind != MODULE and first_in_scope
-        if not (uses_it or declare):
+        """No line of the module runs before its first statement can run code:
+        a match line that uses the helper binds it in the module's globals,
+        the first time it runs. Which parts the module uses is known once
+        every match is lowered: the statement is written then
+        (:meth:`_bind_helper_on_match_lines`)."""
+        if self.owner.lowering.uses == uses_before:
             return first
-        name = lowering.helper_name or lowering.helper("")[:-1]
-        extra = on_match_line(name, declare)
-        return first.with_changes(body=[*extra, *first.body])
+        self.owner.lowering.helper("")  # the name is chosen now
+        placeholder = cst.Expr(
+            HelperPlaceholder("_", text=self.owner.helper_binding), semicolon=_SEMICOLON
+        )
+        return first.with_changes(body=[placeholder, *first.body])
 
     def _subject_statement(self) -> cst.SimpleStatementLine:
         subject = self.node.subject
