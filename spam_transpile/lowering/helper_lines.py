@@ -51,8 +51,9 @@ class RawStatement(cst.Name):
         pass
 
 
-# (kind, statement index or -1 for the module's header, line index, room)
+# (kind, statement index or HEADER/FOOTER, line index, room)
 Slot = Tuple[str, int, int, int]
+HEADER, FOOTER = -1, -2
 
 # Comments whose meaning depends on standing alone on their line.
 _KEPT_COMMENT = re.compile(
@@ -61,24 +62,40 @@ _KEPT_COMMENT = re.compile(
 )
 
 
-def place_helper(module: cst.Module, name: str, used: Iterable[str]) -> cst.Module:
-    statements = helper_statements(name, used)
+def place_helper(
+    module: cst.Module, name: str, used: Iterable[str], source: str
+) -> cst.Module:
     body: List[cst.BaseStatement] = list(module.body)
-    slots = _slots(module, body)
-    if not slots:
+    top = _slots(module, body)
+    if not top:
         return module  # each match line binds the helper (has_slots said so)
+    binding, carriers = helper_statements(name, used, _marker(name, source))
+    slots = top + _later_blank_lines(module, body)
     groups: List[List[str]] = [[] for _ in slots]
-    for statement, slot in zip(statements, _assign(statements, slots)):
-        groups[slot].append(statement)
-    header = list(module.header)
+    at = _first_fit(binding, top)
+    groups[at].append(binding)
+    for carrier, slot in zip(carriers, _assign(carriers, slots[at:], len(binding))):
+        groups[at + slot].append(carrier)
+    header, footer = list(module.header), list(module.footer)
     for (kind, index, line, _), group in reversed(list(zip(slots, groups))):
         if not group:
             continue
-        if index < 0:
+        if index == HEADER:
             header[line] = _with_comment(header[line], group)
+        elif index == FOOTER:
+            footer[line] = _with_comment(footer[line], group)
         else:
             body[index] = _fill(body[index], kind, line, group)
-    return module.with_changes(header=header, body=body)
+    return module.with_changes(header=header, body=body, footer=footer)
+
+
+def _marker(name: str, source: str) -> str:
+    """What starts the helper's string constants and no other constant of the
+    module: a NUL and digits the source does not hold."""
+    digits = 0
+    while str(digits) in source and digits < 10**6:
+        digits = digits * 7 + 11
+    return "\x00" + name + str(digits)
 
 
 def has_slots(module: cst.Module) -> bool:
@@ -131,11 +148,18 @@ def _is_future_small(small: cst.BaseSmallStatement) -> bool:
     )
 
 
-def _assign(statements: Sequence[str], slots: Sequence[Slot]) -> List[int]:
-    """The slot of each statement, filled in order: a slot is closed once the
-    next statement does not fit it; what fits nowhere goes to the last."""
+def _first_fit(statement: str, slots: Sequence[Slot]) -> int:
+    """The first slot with room for ``statement``, else the last."""
+    cost = len(statement) + 2
+    return next((i for i, slot in enumerate(slots) if cost <= slot[3]), len(slots) - 1)
+
+
+def _assign(statements: Sequence[str], slots: Sequence[Slot], used: int) -> List[int]:
+    """The slot of each statement, filled in order from the first, which has
+    ``used`` characters taken already: a slot is closed once the next
+    statement does not fit it; what fits nowhere goes to the last."""
     assigned: List[int] = []
-    slot, filled = 0, 0
+    slot, filled = 0, used + 2
     for statement in statements:
         cost = len(statement) + 2
         while slot < len(slots) - 1 and filled + cost > slots[slot][3]:
@@ -143,6 +167,26 @@ def _assign(statements: Sequence[str], slots: Sequence[Slot]) -> List[int]:
         assigned.append(slot)
         filled += cost
     return assigned
+
+
+def _later_blank_lines(
+    module: cst.Module, body: Sequence[cst.BaseStatement]
+) -> List[Slot]:
+    """Blank lines between the module's statements after its first code, and
+    at its end: the helper's source may stand there, it need not run."""
+    start = _prologue_end(body) + 1
+    slots: List[Slot] = []
+    for index in range(start, len(body)):
+        slots += _blank_only(_leading_lines(body[index]), index)
+    return slots + _blank_only(module.footer, FOOTER)
+
+
+def _blank_only(lines: Sequence[cst.EmptyLine], owner: int) -> List[Slot]:
+    return [
+        ("blank", owner, index, LINE_LIMIT)
+        for index, empty in enumerate(lines)
+        if empty.comment is None and not empty.whitespace.value and empty.indent
+    ]
 
 
 def _slots(module: cst.Module, body: List[cst.BaseStatement]) -> List[Slot]:
@@ -159,7 +203,7 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement]) -> List[Slot]:
         if _prologue_smalls(last) < len(last.body):
             return slots  # the rest of that line runs code
     else:
-        slots += _free_lines(module.header, -1)
+        slots += _free_lines(module.header, HEADER)
     if start < len(body):
         slots += _free_lines(_leading_lines(body[start]), start)
         if is_stand_in(body[start]):

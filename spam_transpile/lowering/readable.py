@@ -67,7 +67,7 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
-from spam_transpile.lowering.runtime import HELPER_NAME, helper_program
+from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
 from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subject_facts import SharedKeys
@@ -548,15 +548,19 @@ def place_readable_helper(
 ) -> cst.Module:
     """The helper as a block after the module's docstring, __future__ imports
     and leading imports."""
-    key, program = helper_program(used)
+    text = helper_source(used)
+    key = helper_key(text)
     # ``global``: under ``exec(code, globals, locals)`` the module's
     # functions read their globals, where a plain assignment would not go.
+    # The namespace's __name__ is not the key it is kept under (cloudpickle
+    # copies it by value then, instead of importing it).
     source = (
         f"global {name}\n"
         f'{name} = __import__("sys").modules.get("{key}")\n'
         f"if {name} is None:\n"
-        f'    exec({_block_string(program)}, {{"__name__": "{HELPER_NAME}"}})\n'
-        f'    {name} = __import__("sys").modules["{key}"]\n'
+        f'    {name} = __import__("types").ModuleType("{HELPER_NAME}")\n'
+        f"    exec({_block_string(text)}, vars({name}))\n"
+        f'    {name} = __import__("sys").modules.setdefault("{key}", {name})\n'
     )
     block = list(cst.parse_module(source).body)
     body = list(module.body)

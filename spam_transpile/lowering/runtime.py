@@ -93,32 +93,28 @@ MATCH_SELF_TYPES = (
 # The registrations are read from the registries of ``Sequence``,
 # ``Mapping`` and the classes below them only, not from every class of the
 # process: one registration costs a walk of those, and each type asked
-# about afterwards its MRO. A registry read while another thread registers
-# (a ``WeakSet`` before 3.7) is read again. ``_D`` pickles as an empty list, so a helper
+# about afterwards its MRO. A registry changed by another thread while it
+# is read (a ``WeakSet`` before 3.7) has them all read again. ``_D`` pickles as an empty list, so a helper
 # pickled by value (cloudpickle) starts a new state in the other process.
 _KINDS = """\
 import _collections_abc as A, abc as B, array, collections as C
 class _D(list): __reduce__ = lambda s: (list, ([None],))
 _S, _T = _D([None]), {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1,
     array.array: 1, dict: 2, type(vars(type)): 2, A.Sequence: 1, A.Mapping: 2}
-def _g(a):
-    while isinstance(a, B.ABCMeta):
-        try: return list(a._abc_registry) if hasattr(a, "_abc_registry") else [
-            w() for w in B._get_dump(a)[0]]
-        except RuntimeError: pass
-    return []
+_g = lambda a: [] if not isinstance(a, B.ABCMeta) else list(a._abc_registry) if hasattr(
+    a, "_abc_registry") else [w() for w in B._get_dump(a)[0]]
 def _s(k):
     R, todo = {}, [A.Sequence, A.Mapping]; seen = set(todo)
     for a in todo:
-        r = [c for c in _g(a) if c is not None and c.__flags__ & 512]
+        try: r = [c for c in _g(a) if c is not None and c.__flags__ & 512]
+        except RuntimeError: return _s(k)
         [R.setdefault(c, []).append(a) for c in r]
         r = [c for c in type.__subclasses__(a) + r if c not in seen]
         seen.update(r); todo += r
     s = _S[0] = k, R, {}; return s
-def _f(c, s):
-    f = c.__dict__.get("__abc_tpflags__") if isinstance(c, B.ABCMeta) else 0
-    r = _T.get(c) or max(map(_k, s[1].get(c, ())), default=0)
-    return r or type(f) is int and f >> 5 & 3
+_f = lambda c, s: _T.get(c) or max(map(_k, s[1].get(c, ())), default=0) or isinstance(
+    c, B.ABCMeta) and type(c.__dict__.get("__abc_tpflags__")) is int and vars(c)[
+    "__abc_tpflags__"] >> 5 & 3
 def _k(t):
     s, k = _S[0], B.get_cache_token(); s = s if s and s[0] == k else _s(k)
     if t not in s[2]: s[2][t] = next((x for x in (_f(c, s) for c in t.__mro__) if x), 0)
@@ -252,7 +248,7 @@ PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "MISSING": ((), "MISSING = object()\n"),
 }
 
-_PIECE = 250
+_PIECE = 300
 
 
 def helper_source(used: Iterable[str]) -> str:
@@ -319,19 +315,34 @@ def helper_key(text: str) -> str:
     return "_spam_helper_" + hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
-def helper_statements(name: str, used: Iterable[str]) -> List[str]:
-    """Statements (source text, one line each) that bind ``name`` to the helper
-    at module level, the first declaring it global.
+def helper_statements(
+    name: str, used: Iterable[str], marker: str
+) -> Tuple[str, List[str]]:
+    """The statement that binds ``name`` to the helper at module level, and
+    the statements that carry its source (source text, one line each).
 
-    The source travels as string pieces of a few hundred characters, so the
-    statements can be spread over several existing lines; the last one
-    compiles it, once per process.
+    The source travels as string constants of the module's code, each
+    starting with ``marker`` and its number: ``'<marker>07...'.strip``, a
+    statement that does nothing when it runs. The binding statement reads
+    them from the module's code object, where every constant of the
+    module's own code is, whether its line has run yet or not: so the
+    pieces may stand on any line of the module, and the binding only has to
+    come before the first use. ``marker`` must start no other string
+    constant of the module.
     """
     key, text = helper_program(used)
     pieces = [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)]
-    # ``+=`` on a string: the cheapest statement to compile that carries a
-    # piece (a few kB copied once per load costs less than a method call).
-    statements = [f"global {name}", f"{name} = {pieces[0]!r}"]
-    statements += [f"{name} += {piece!r}" for piece in pieces[1:]]
-    statements.append(f"{name} = {_lookup(key, name)}")
-    return statements
+    carriers = [
+        f"{marker + format(number, '02d') + piece!r}.strip"
+        for number, piece in enumerate(pieces)
+    ]
+    start = len(marker) + 2
+    # A comprehension's first iterable is evaluated in the enclosing frame:
+    # here the module's, whatever the interpreter's version.
+    gather = (
+        f"''.join([c[{start}:] for c in sorted(c for c in __import__('sys')"
+        f"._getframe(0).f_code.co_consts if type(c) is str and c[:{len(marker)}] "
+        f"== {marker!r})])"
+    )
+    binding = f"global {name}; {name} = {_lookup(key, gather)}"
+    return binding, carriers

@@ -472,7 +472,7 @@ class MatchLowering(cst.CSTTransformer):
             if self.helper_on_match_lines:
                 self.helper_binding[0] = on_match_line(name, used)
             else:
-                module = place_helper(module, name, used)
+                module = place_helper(module, name, used, self.source)
         return module
 
     def _home_orphans(
