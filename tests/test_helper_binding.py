@@ -507,8 +507,9 @@ def test_a_module_with_no_free_line_binds_only_the_parts_it_uses() -> None:
     out = transpile(source)
     assert "kind" not in out and "attrs" not in out and "_k" not in out
     # The one shape where a line outgrows LINE_LIMIT (README, Known limits):
-    # the match line carries the binding and the source of the parts used.
-    assert max(map(len, out.splitlines())) <= LINE_LIMIT + 200
+    # the match line carries the binding and the source of the parts used,
+    # here ``cls`` alone (all the parts made 4,661 characters).
+    assert max(map(len, out.splitlines())) <= 800
     namespace: dict = {"Q": type("Q", (), {"a": 1})}
     exec(compile(out, "<no free line>", "exec"), namespace)
     assert namespace["f"](namespace["Q"]()) == "q"

@@ -311,6 +311,8 @@ PARTIAL_SOURCES = {
     "helper-reaches-stand-ins": "import os\nX = 1\ndef g():\n    return 1\n"
     "Y = 2\nclass C:\n    a = 1\n" + _MATCH_DEF,
     "no-room-at-all": "def g():\n    return 1\ndef h():\n    pass\n" + _MATCH_DEF,
+    "helper-after-inert-def": "def g(a=1, b: int = -2):\n    return 1\nY = 2\n"
+    + _MATCH_DEF,
     "room-after-code": "import os\nprint(os)\n\n\n" + _MATCH_DEF,
     # LibCST gives the blank line before an indented comment to the block
     "comment-after-block": "import os\ndef g():\n    return 1\n\n    # c\n\n"
@@ -351,11 +353,17 @@ def test_the_helper_placement_parses_the_stand_ins_it_reaches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     done = _partial_runs(monkeypatch)
-    output = transpile(PARTIAL_SOURCES["helper-reaches-stand-ins"])
+    output = transpile(PARTIAL_SOURCES["helper-after-inert-def"])
     assert done == [True]
     assert "_spam_not_parsed_" not in output
-    # the statements after ``def g`` were stand-ins until the helper needed them
-    assert output.splitlines()[4].startswith("Y = 2; _spam += ")
+    # ``def g`` and ``Y = 2`` were stand-ins until the helper needed them:
+    # creating g runs no code, so the line after it still runs first
+    line = output.splitlines()[2]
+    assert line.startswith("global _spam; _spam = ") and line.endswith("; Y = 2")
+    # nothing after the first statement that may run code: an import
+    output = transpile(PARTIAL_SOURCES["helper-reaches-stand-ins"])
+    assert output.splitlines()[0].startswith("global _spam; _spam = ")
+    assert "import os" in output.splitlines()[0]
 
 
 @needs_310

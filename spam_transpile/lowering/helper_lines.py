@@ -9,10 +9,15 @@ run (an ``if __name__ == "__main__":`` block, a loop). Those lines are, in
 order: the end of the docstring or last ``__future__`` import line, blank
 and comment lines before the first statement (not a ``#!`` line, an encoding
 declaration or a tool's pragma comment), and the start of the first
-statement when it is a simple statement (``_spam = ...; import x``). Each is
-filled up to :data:`LINE_LIMIT` characters; what does not fit goes onto the
-last. A module with none of them (a ``def`` on line 1) binds the helper on
-each match line that uses it, the first time it runs.
+statement when it is a simple statement (``_spam = ...; import x``), or,
+when that statement is a ``def`` whose creation runs no code (no
+decorator; constant defaults and annotations), the same places around the
+next one. The binding goes on the first of them with room; the helper's
+source, as string constants the binding reads from the module's code
+object, fills the rest and the blank lines further down, each line up to
+:data:`LINE_LIMIT` characters. A module with none of them (a ``class`` on
+line 1) binds the helper on each match line that uses it, the first time
+it runs.
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ def place_helper(
     if not top:
         return module  # each match line binds the helper (has_slots said so)
     binding, carriers = helper_statements(name, used, _marker(name, source))
-    slots = top + _later_blank_lines(module, body)
+    slots = top + _later_blank_lines(module, body, top)
     groups: List[List[str]] = [[] for _ in slots]
     at = _first_fit(binding, top)
     groups[at].append(binding)
@@ -170,11 +175,11 @@ def _assign(statements: Sequence[str], slots: Sequence[Slot], used: int) -> List
 
 
 def _later_blank_lines(
-    module: cst.Module, body: Sequence[cst.BaseStatement]
+    module: cst.Module, body: Sequence[cst.BaseStatement], top: Sequence[Slot]
 ) -> List[Slot]:
-    """Blank lines between the module's statements after its first code, and
-    at its end: the helper's source may stand there, it need not run."""
-    start = _prologue_end(body) + 1
+    """Blank lines between the module's statements after the ``top`` slots,
+    and at its end: the helper's source may stand there, it need not run."""
+    start = max(_prologue_end(body), max(slot[1] for slot in top)) + 1
     slots: List[Slot] = []
     for index in range(start, len(body)):
         slots += _blank_only(_leading_lines(body[index]), index)
@@ -204,14 +209,52 @@ def _slots(module: cst.Module, body: List[cst.BaseStatement]) -> List[Slot]:
             return slots  # the rest of that line runs code
     else:
         slots += _free_lines(module.header, HEADER)
-    if start < len(body):
-        slots += _free_lines(_leading_lines(body[start]), start)
-        if is_stand_in(body[start]):
-            body[start] = real_statement(body[start], module)
-        first = body[start]
+    for index in range(start, len(body)):
+        slots += _free_lines(_leading_lines(body[index]), index)
+        if is_stand_in(body[index]):
+            body[index] = real_statement(body[index], module)
+        first = body[index]
         if isinstance(first, cst.SimpleStatementLine):
-            slots.append(("start", start, 0, LINE_LIMIT - _width(module, first)))
+            slots.append(("start", index, 0, LINE_LIMIT - _width(module, first)))
+        if not _inert_def(first):
+            break
     return slots
+
+
+def _inert_def(statement: cst.BaseStatement) -> bool:
+    """A ``def`` whose creation runs no code of anybody's: no decorator, and
+    defaults and annotations that are constants or plain names."""
+    if not isinstance(statement, cst.FunctionDef) or statement.decorators:
+        return False
+    params = statement.params
+    every = [
+        *params.posonly_params,
+        *params.params,
+        *params.kwonly_params,
+        *[p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)],
+    ]
+    values = [p.default for p in every] + [
+        p.annotation.annotation for p in every if p.annotation is not None
+    ]
+    if statement.returns is not None:
+        values.append(statement.returns.annotation)
+    return all(value is None or _constant(value) for value in values)
+
+
+def _constant(node: cst.BaseExpression) -> bool:
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.Name):
+        return True  # a global's or builtin's value, read from a dict
+    if isinstance(node, cst.ConcatenatedString):
+        return _constant(node.left) and _constant(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Minus) and isinstance(
+            node.expression, (cst.Integer, cst.Float, cst.Imaginary)
+        )
+    if isinstance(node, cst.Tuple):
+        return all(_constant(element.value) for element in node.elements)
+    return False
 
 
 def _prologue_smalls(statement: cst.SimpleStatementLine) -> int:

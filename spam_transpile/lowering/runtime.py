@@ -30,8 +30,9 @@ still needs nothing installed at run time. The parts:
     mapping, ``class C(str, Sequence)`` a sequence).
 
   The registrations are read from the registries of ``Sequence``,
-  ``Mapping``, the classes below them and below the classes registered
-  with them (not from every class of the process). Their order, and
+  ``Mapping``, ``abc.ABC`` (where an ABC of the user's that sets its own
+  ``__abc_tpflags__`` is found), the classes below them and below the
+  classes registered with them (not from every class of the process). Their order, and
   whether a subclass existed when its base was registered, is not recorded
   before 3.10: the emulation takes each registration as made before any
   subclass of the registered class was created, and a class registered
@@ -91,8 +92,8 @@ MATCH_SELF_TYPES = (
 # is replaced whole, never changed in place, so a thread reading it while
 # another rebuilds it sees an old state or the new one, never half of one.
 # The registrations are read from the registries of ``Sequence``,
-# ``Mapping`` and the classes below them only, not from every class of the
-# process: one registration costs a walk of those, and each type asked
+# ``Mapping``, ``abc.ABC`` and the classes below them only, not from every
+# class of the process: one registration costs a walk of those, and each type asked
 # about afterwards its MRO. A registry changed by another thread while it
 # is read (a ``WeakSet`` before 3.7) has them all read again. ``_D`` pickles as an empty list, so a helper
 # pickled by value (cloudpickle) starts a new state in the other process.
@@ -104,7 +105,7 @@ _S, _T = _D([None]), {list: 1, tuple: 1, range: 1, memoryview: 1, C.deque: 1,
 _g = lambda a: [] if not isinstance(a, B.ABCMeta) else list(a._abc_registry) if hasattr(
     a, "_abc_registry") else [w() for w in B._get_dump(a)[0]]
 def _s(k):
-    R, todo = {}, [A.Sequence, A.Mapping]; seen = set(todo)
+    R, todo = {}, [A.Sequence, A.Mapping, B.ABC]; seen = set(todo)
     for a in todo:
         try: r = [c for c in _g(a) if c is not None and c.__flags__ & 512]
         except RuntimeError: return _s(k)
@@ -284,11 +285,22 @@ def helper_program(used: Iterable[str]) -> Tuple[str, str]:
 
 def helper_statement(name: str, used: Iterable[str]) -> str:
     """One expression statement binding ``name`` in the module's globals to the
-    helper, cheap when run again (it reads ``sys.modules`` only): usable on
-    any line of any scope, with no ``global`` declaration."""
+    helper, cheap when run again: usable on any line of any scope, with no
+    ``global`` declaration, and with no builtin looked up by name (a
+    function's own ``__import__`` or ``globals`` parameter cannot shadow it):
+    the globals and the builtins come from a lambda's ``__globals__``."""
     key, program = helper_program(used)
-    value = _lookup(key, repr(program))
-    return f"{name!r} in globals() or globals().__setitem__({name!r}, {value})"
+    bind = (
+        "import sys\n"
+        f"_m = sys.modules.get({key!r})\n"
+        f"if _m is None: exec({program!r}, {{'__name__': {HELPER_NAME!r}}})\n"
+        f"_g[{name!r}] = sys.modules[{key!r}]\n"
+    )
+    run = "(b if b.__class__ is {}.__class__ else b.__dict__)['exec']"
+    return (
+        f"(lambda g, b: {name!r} in g or {run}({bind!r}, {{'_g': g}}))"
+        "((lambda: 0).__globals__, (lambda: 0).__globals__['__builtins__'])"
+    )
 
 
 def _register(key: str) -> str:
