@@ -46,6 +46,9 @@ from difftest import (
     REPO_ROOT,
     Chooser,
     MatchSpec,
+    Pattern,
+    PMapping,
+    PSequence,
     ProgramGen,
     _match_lines,
     _without_protocol_calls,
@@ -53,7 +56,6 @@ from difftest import (
     pick,
     render_function,
     statement_variants,
-    transpile_source,
 )
 
 #: a shaped program runs as a few real processes; a spawn pool or a
@@ -224,11 +226,12 @@ class _PerThread(object):
         self.real.flush()
 
 
-def run_threads(calls, probe, threads=3, rounds=12):
+def run_threads(calls, probe, threads=3, rounds=30):
     """Run the calls from several threads while another registers new
-    classes with Sequence and Mapping; each thread then asks `probe` (a
-    match function) for the kind of each class registered so far.
-    Printed per thread, in order: the same text on every run."""
+    classes with Sequence and Mapping; each thread also asks `probe` (a
+    match function) for the kind of each class registered so far, many
+    times, and prints the first wrong answer. Printed per thread, in
+    order: the same text on every run."""
     import threading
     from collections.abc import Mapping, Sequence
 
@@ -239,6 +242,11 @@ def run_threads(calls, probe, threads=3, rounds=12):
     done = [threading.Event() for _ in range(rounds)]
     start = threading.Barrier(threads + 1)
     buffers = [io.StringIO() for _ in range(threads)]
+    # dt's classes registered at its import, asked before the race
+    names = ("RegPlain", "RegPlainKid", "RegKid", "MapThenSeq", "SeqThenMap")
+    known = [(cls, probe(cls([1, 2], {"a": 1}))) for cls in
+             [getattr(dt, name) for name in names]]
+    print("kinds before", [kind for cls, kind in known])
 
     def register():
         start.wait()
@@ -250,12 +258,24 @@ def run_threads(calls, probe, threads=3, rounds=12):
 
     def work(t):
         out.local.buf = buffers[t]
+        wrong = []
         start.wait()
         for k in range(rounds):
             fn, i = calls[k % len(calls)]
             call(fn, i, "thread%d" % t)
             done[k].wait()
-            print("probe", k, probe(fresh[k]([1, 2], {"a": 1})))
+            # every class registered so far, again and again, while the
+            # next registrations invalidate what the helper knows
+            for _ in range(5):
+                for index, cls in enumerate(fresh[: k + 1]):
+                    kind = probe(cls([1, 2], {"a": 1}))
+                    if kind != ("sequence", "mapping")[index % 2]:
+                        wrong.append((k, cls.__name__, kind))
+                for cls, before in known:
+                    kind = probe(cls([1, 2], {"a": 1}))
+                    if kind != before:
+                        wrong.append((k, cls.__name__, kind))
+        print("wrong kinds", wrong[:1])
 
     workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
     workers.append(threading.Thread(target=register))
@@ -928,6 +948,15 @@ class ShapeGen:
         fn, n = self._ids()
         return Chunk("def", fn, placement, self._spec(), n, doctest)
 
+    def _structural_spec(self) -> MatchSpec:
+        """A statement with a sequence or mapping pattern (whose kind test
+        needs the helper for most types), the first of several drawn."""
+        for _ in range(50):
+            spec = self._spec()
+            if any(_structural(case.pattern) for case in spec.cases):
+                return spec
+        return spec
+
     def body_chunk(self, kind: str) -> Chunk:
         fn, n = self._ids()
         scope = "module" if kind == "module-match" else "function"
@@ -1046,6 +1075,7 @@ class ShapeGen:
         spec = ModuleSpec([Chunk("import", variant="simple")], {}, model)
         placement = only[4:] if only.startswith("def:") else "top"
         first = self.def_chunk(placement, doctest=only == "doctest:function")
+        first.spec = self._structural_spec()
         spec.chunks.append(first)
         fn = first.fn or 0
         if only in SITES:
@@ -1080,6 +1110,20 @@ class ShapeGen:
             spec.encoding = ENCODINGS[0]
         elif only not in MODELS and only != "doctest:function":
             raise ValueError(f"unknown shape {only!r}")
+
+
+def _structural(p: Pattern) -> bool:
+    if isinstance(p, (PSequence, PMapping)):
+        return True
+    return any(
+        _structural(q) for q in vars(p).values() if isinstance(q, Pattern)
+    ) or any(
+        _structural(q)
+        for items in vars(p).values()
+        if isinstance(items, list)
+        for q in (i[1] if isinstance(i, tuple) else i for i in items)
+        if isinstance(q, Pattern)
+    )
 
 
 def _short(spec: MatchSpec | None, cases: int) -> MatchSpec:

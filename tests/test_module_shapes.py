@@ -45,35 +45,50 @@ needs_match_syntax = pytest.mark.skipif(
     sys.version_info < (3, 10), reason="compile() of match needs Python 3.10+"
 )
 
-# Known failures, by shape or model: {(target, layout) or "*": reason}.
-# Found by these tests and scripts/fuzz.py --shapes (the lead's fixes of
-# issue 19 remove them).
-KEEP = "keep-lines"
-KNOWN: dict[str, dict[object, str]] = {}
+# Known failures, by shape or model: {layout or "*": reason}, found by these
+# tests and scripts/fuzz.py --shapes; the fixes of issue 19 remove them.
+ITEM_1 = "issue 19 item 1: the helper is bound in a block that does not run"
+ITEM_2 = "issue 19 item 2: the helper is bound after code that runs a match"
+ITEM_4 = "issue 19 item 4: a match racing an ABC registration caches a wrong kind"
+ITEM_6 = "issue 19 item 6: cloudpickle: No module named '_spam_helper_...'"
+ITEM_7 = "issue 19 item 7: exec(code, globals, locals) puts the helper in the locals"
+ITEM_8 = "issue 19 item 8: an Enum body makes the match's temporaries members"
+KNOWN: dict[str, dict[str, str]] = {
+    "def:if-not-type-checking": {"keep-lines": ITEM_1},
+    "type-checking-block": {"keep-lines": ITEM_1},
+    "platform-block": {"keep-lines": ITEM_1},
+    "dead-loop": {"keep-lines": ITEM_1},
+    "var-annotation": {"keep-lines": ITEM_2},
+    "enum-body-match": {"*": ITEM_8},
+    "threads": {"*": ITEM_4},
+    "cloudpickle-main": {"*": ITEM_6},
+    "cloudpickle-registered": {"*": ITEM_6},
+    "exec-two-dicts": {"*": ITEM_7},
+    "mixed": {"*": "issue 19 items 1, 2, 6, 7, 8 (seeded programs combine them)"},
+}
+#: a race shows on most runs, not all: a strict mark would fail at random
+RACES = ("threads",)
 
 
-def _reason(name: str, target: str, layout: str) -> str | None:
+def _reason(name: str, layout: str) -> str | None:
     known = KNOWN.get(name, {})
-    return known.get((target, layout)) or known.get(layout) or known.get("*")
+    return known.get(layout) or known.get("*")
 
 
 def _params(names: tuple[str, ...]) -> list[object]:
     params = []
     for name in names:
+        reasons = {layout: _reason(name, layout) for layout in LAYOUTS}
         for target in TARGETS:
             for layout in LAYOUTS:
-                reason = _reason(name, target, layout)
+                reason = reasons[layout]
+                strict = name not in RACES
                 marks = (
-                    [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                    [pytest.mark.xfail(strict=strict, reason=reason)] if reason else []
                 )
+                test_id = f"{name}-{target}-{layout}"
                 params.append(
-                    pytest.param(
-                        name,
-                        target,
-                        layout,
-                        id=f"{name}-{target}-{layout}",
-                        marks=marks,
-                    )
+                    pytest.param(name, target, layout, id=test_id, marks=marks)
                 )
     return params
 
@@ -141,7 +156,9 @@ def test_seeded_mixed_batch(name: str, target: str, layout: str) -> None:
     """Random shapes and models together, about 12 statements."""
     chooser = RandomChooser(random.Random(SEED))
     failures = []
-    for spec in shapes.generate(chooser, 12, instrumented=False):
+    # threads: a race, not the same on every run (test_process_model)
+    models = [m for m in shapes.MODELS if m != "threads"]
+    for spec in shapes.generate(chooser, 12, models=models, instrumented=False):
         checker = _checker(target, layout)
         if checker.unavailable(spec.model, target):
             continue
