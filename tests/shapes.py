@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from difftest import (
     HELPERS,
@@ -135,8 +135,19 @@ DUNDERS = {
 DOCSTRINGS = ("none", "one-line", "multi-line", "doctest")
 
 # The names mod.py takes from lib/fz.py (the exec model's globals get them).
-FZ_EXPORTS = ("Box", "Color", "G", "NT", "Pt", "SUBJ", "V", "call", "dt", "each")
-FZ_EXPORTS += ("raised",)
+FZ_EXPORTS = (
+    "Box",
+    "Color",
+    "G",
+    "NT",
+    "Pt",
+    "SUBJ",
+    "V",
+    "call",
+    "dt",
+    "each",
+    "raised",
+)
 FZ_IMPORT = "from fz import " + ", ".join(FZ_EXPORTS)
 
 # lib/sitecustomize.py: every process of a program (workers too) starts
@@ -472,7 +483,7 @@ class ModuleSpec:
             return ['"""Module under test."""']
         if self.docstring == "multi-line":
             return ['"""Module under test.', "", "It has several lines.", '"""']
-        first = self.defs()[0].fn
+        first = self.defs()[0].fn or 0
         example = f">>> call({self.fn_ref(first)}, {first}, 'moddoc')"
         return ['"""Module under test.', "", example, '"""']
 
@@ -1424,9 +1435,13 @@ def mismatch_signature(oracle: Outcome, actual: Outcome, layout: str) -> str:
         return f"exit {actual.returncode}: " + _blank(actual.error)
     want = _without_protocol_calls(oracle.stdout).splitlines()
     got = _without_protocol_calls(actual.stdout).splitlines()
+    site = ""
     for line in difflib.ndiff(want, got):
+        if line[2:].startswith("== f") and "@" in line:
+            # where the call came from: a site's kind, "driver", "thread", ...
+            site = re.sub(r"\d+$", "", line.rsplit("@", 1)[1])
         if line[:1] == "+" and not line[2:].startswith("== "):
-            return "output: " + _blank(line[2:])
+            return f"output at {site or 'module'}: " + _blank(line[2:])
     for line in difflib.ndiff(want, got):
         if line[:1] in "+-":
             return "output: " + _blank(line)
@@ -1527,7 +1542,7 @@ def valid_program(spec: ModuleSpec) -> bool:
     return True
 
 
-def _copy(spec: ModuleSpec, **changes: object) -> ModuleSpec:
+def _copy(spec: ModuleSpec, **changes: Any) -> ModuleSpec:
     chunks = [dataclasses.replace(c) for c in spec.chunks]
     subjects = {k: list(v) for k, v in spec.subjects.items()}
     new = dataclasses.replace(spec, chunks=chunks, subjects=subjects)
@@ -1684,6 +1699,3 @@ def format_counts(title: str, counts: dict[str, list[int]]) -> str:
     for key, (programs, statements, bad) in sorted(counts.items()):
         lines.append(f"  {key:<{width}}  {programs:8d}  {statements:10d}  {bad:11d}")
     return "\n".join(lines)
-
-
-ProgressFn = Callable[[str], None]

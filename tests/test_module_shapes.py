@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+from typing import Any
 
 import pytest
 
@@ -75,7 +76,7 @@ def _reason(name: str, layout: str) -> str | None:
     return known.get(layout) or known.get("*")
 
 
-def _params(names: tuple[str, ...]) -> list[object]:
+def _params(names: tuple[str, ...]) -> list[Any]:
     params = []
     for name in names:
         reasons = {layout: _reason(name, layout) for layout in LAYOUTS}
