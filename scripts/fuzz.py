@@ -102,6 +102,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="with --shapes: runs spent shrinking each new kind of mismatch",
     )
     parser.add_argument(
+        "--summary-every",
+        type=int,
+        default=0,
+        help="with --shapes: also print the counts every N programs",
+    )
+    parser.add_argument(
         "--per-program",
         type=int,
         default=3,
@@ -243,6 +249,10 @@ def main_shapes(args: argparse.Namespace) -> int:
                 f"{time.monotonic() - started:.0f} s",
                 flush=True,
             )
+        if args.summary_every and programs % args.summary_every == 0:
+            _print_shape_summary(args, found, programs, statements, kinds, skipped)
+            print(shapes.format_counts("shape", per_shape))
+            print(shapes.format_counts("model", per_model), flush=True)
     _print_shape_summary(args, found, programs, statements, kinds, skipped)
     print(shapes.format_counts("shape", per_shape))
     print(shapes.format_counts("model", per_model))
