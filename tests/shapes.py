@@ -1079,11 +1079,17 @@ class ShapeGen:
 
     def _forced(self, only: str) -> ModuleSpec:
         """A plain module (the import, one def, a call) with the shape or
-        model ``only`` added; a site with variants gets one of each."""
+        model ``only`` added; a site with variants gets one of each.
+
+        A site, body, block or placement comes without the import line
+        (the names are builtins): the def and the shape are the module's
+        first code, nothing before them binds the helper by chance."""
         model = only if only in MODELS else "script"
         if only == "tiny":
             return self._tiny("script")
-        spec = ModuleSpec([Chunk("import", variant="simple")], {}, model)
+        first_code = only in SITES + BODIES + BLOCKS or only.startswith("def:")
+        imports = "none" if first_code else "simple"
+        spec = ModuleSpec([Chunk("import", variant=imports)], {}, model)
         placement = only[4:] if only.startswith("def:") else "top"
         first = self.def_chunk(placement, doctest=only == "doctest:function")
         first.spec = self._structural_spec()
