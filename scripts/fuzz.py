@@ -102,6 +102,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="with --shapes: runs spent shrinking each new kind of mismatch",
     )
     parser.add_argument(
+        "--max-defs",
+        type=int,
+        default=6,
+        help="with --shapes: functions with a match per program, at most",
+    )
+    parser.add_argument(
         "--summary-every",
         type=int,
         default=0,
@@ -223,6 +229,7 @@ def main_shapes(args: argparse.Namespace) -> int:
         args.count,
         models=models,
         instrumented=not args.no_instrumented,
+        max_defs=args.max_defs,
     )
     for spec in specs:
         if not shapes.valid_program(spec):

@@ -927,8 +927,10 @@ class ShapeGen:
         instrumented: bool = True,
         models: Sequence[str] = MODELS,
         subjects: int = 4,
+        max_defs: int = 6,
     ) -> None:
         self.ch = ch
+        self.max_defs = max_defs
         self.gen = ProgramGen(ch, instrumented=instrumented)
         self.models = tuple(models)
         self.n_subjects = subjects
@@ -1022,7 +1024,7 @@ class ShapeGen:
         if line_1:
             spec.chunks.append(self.def_chunk(pick(ch, ["top", "staticmethod"])))
         defined = [c.fn for c in spec.chunks]
-        n_defs = ch.integer(1, 6) - len(defined)
+        n_defs = ch.integer(1, self.max_defs) - len(defined)
         for _ in range(ch.integer(1, 9) + max(n_defs, 0)):
             roll = ch.integer(0, 99)
             if n_defs > 0 and (roll < 40 or not defined):
@@ -1681,9 +1683,10 @@ def generate(
     only: str | None = None,
     models: Sequence[str] = MODELS,
     instrumented: bool = True,
+    max_defs: int = 6,
 ) -> Iterator[ModuleSpec]:
     """Programs until ``count`` match statements were generated."""
-    gen = ShapeGen(ch, instrumented=instrumented, models=models)
+    gen = ShapeGen(ch, instrumented=instrumented, models=models, max_defs=max_defs)
     made = 0
     while made < count:
         spec = gen.program(only)
