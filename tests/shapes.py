@@ -1448,9 +1448,10 @@ def mismatch_signature(oracle: Outcome, actual: Outcome, layout: str) -> str:
     got = _without_protocol_calls(actual.stdout).splitlines()
     site = ""
     for line in difflib.ndiff(want, got):
-        if line[2:].startswith("== f") and "@" in line:
-            # where the call came from: a site's kind, "driver", "thread", ...
-            site = re.sub(r"\d+$", "", line.rsplit("@", 1)[1])
+        if line[2:].startswith("== f"):
+            # where the call came from: a site's kind, "driver", "thread",
+            # ...; a match at module level has none
+            site = re.sub(r"\d+$", "", line.rsplit("@", 1)[1]) if "@" in line else ""
         if line[:1] == "+" and not line[2:].startswith("== "):
             return f"output at {site or 'module'}: " + _blank(line[2:])
     for line in difflib.ndiff(want, got):
