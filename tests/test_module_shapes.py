@@ -55,25 +55,8 @@ ITEM_6 = "issue 19 item 6: cloudpickle: No module named '_spam_helper_...'"
 ITEM_7 = "issue 19 item 7: exec(code, globals, locals) puts the helper in the locals"
 ITEM_8 = "issue 19 item 8: an Enum body makes the match's temporaries members"
 KNOWN: dict[str, dict[str, str]] = {
-    "def:if-not-type-checking": {"keep-lines": ITEM_1},
-    "type-checking-block": {"keep-lines": ITEM_1},
-    "platform-block": {"keep-lines": ITEM_1},
-    "dead-loop": {"keep-lines": ITEM_1},
-    "type-checking-else-call": {"keep-lines": ITEM_1},
-    "metaclass": {"keep-lines": ITEM_2},
-    "init-subclass": {"keep-lines": ITEM_2},
-    "class-keyword": {"keep-lines": ITEM_2},
-    "decorator-dataclass": {"keep-lines": ITEM_2},
-    "return-annotation": {"keep-lines": ITEM_2},
-    "var-annotation": {"keep-lines": ITEM_2},
-    "class-var-annotation": {"keep-lines": ITEM_2},
-    "circular-import": {"keep-lines": ITEM_2},
     "enum-body-match": {"*": ITEM_8},
-    "threads": {"*": ITEM_4},
-    "cloudpickle-main": {"*": ITEM_6},
-    "cloudpickle-registered": {"*": ITEM_6},
-    "exec-two-dicts": {"*": ITEM_7},
-    "mixed": {"*": "issue 19 items 1, 2, 6, 7, 8 (seeded programs combine them)"},
+    "mixed": {"*": "issue 19 item 8 (seeded programs combine shapes)"},
 }
 #: a race shows on most runs, not all: a strict mark would fail at random
 RACES = ("threads",)
