@@ -551,3 +551,30 @@ def test_the_readme_shows_the_example_output_as_it_is() -> None:
     source = EXAMPLE.read_text("utf-8")
     assert blocks[0] == transpile(source, target="3.9")
     assert blocks[1] == transpile(source, target="3.9", layout="readable")
+
+
+LEAKS = ROOT / "fixtures" / "leaks" / "module_paths.py"
+
+
+@pytest.mark.parametrize("layout", ["readable", "keep-lines"])
+def test_module_and_class_bodies_keep_no_temporary_on_any_path(
+    layout: str, tmp_path: Path
+) -> None:
+    """``break``, ``continue`` and an exception in a case body, and no case
+    matching, at module level and in a class body: no temporary of the
+    lowering is left a global (nor a name ``from m import *`` takes) or a
+    class attribute. Only an exception raised by a check or a guard leaves
+    them (README, Known limits)."""
+    source = LEAKS.read_text("utf-8")
+    out = tmp_path / LEAKS.name
+    out.write_text(transpile(source, layout=layout), "utf-8")
+    native = subprocess.run(
+        [require_interpreter("3.10"), str(LEAKS)], capture_output=True, timeout=60
+    )
+    assert native.returncode == 0, native.stderr.decode()
+    for version in ("3.9", "3.8"):
+        ran = subprocess.run(
+            [require_interpreter(version), str(out)], capture_output=True, timeout=60
+        )
+        assert (ran.returncode, ran.stdout) == (0, native.stdout), ran.stderr
+    assert b"'subject" not in native.stdout and b"'size" in native.stdout

@@ -150,7 +150,17 @@ class ReadableMatch:
             drop = not (self.subject_var is None and self._annotated_function())
             lowered = [keys.rewrite(pattern, drop) for pattern in lowered]
         lowered = [self._fields_once(pattern) for pattern in lowered]
+        added = [self.subject_var] if self.subject_var is not None else []
+        added += [length.name] if length is not None else []
+        added += list(keys.keys.values()) if keys is not None else []
+        # Module and class bodies: these are no attributes of theirs. Each
+        # body deletes them first thing (after its captures are read), so a
+        # ``break``, a ``continue`` or an exception in the body leaves none
+        # behind; and so does an ``else`` when no case matched.
+        self._doomed = added if self.scope_kind != "function" else []
         chain: Optional[Union[cst.If, cst.Else]] = None
+        if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
+            chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
         for index in reversed(range(len(cases))):
             chain = self._case(cases[index], lowered[index], index, chain)
         if isinstance(chain, cst.Else):  # a lone ``case _:``
@@ -159,14 +169,15 @@ class ReadableMatch:
         out.append(chain.with_changes(leading_lines=()))
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
-        added = [self.subject_var] if self.subject_var is not None else []
-        added += [length.name] if length is not None else []
-        added += list(keys.keys.values()) if keys is not None else []
-        if added and self.scope_kind != "function":
-            # Module and class bodies: these are no attributes of theirs.
-            out.append(_statement(f"del {', '.join(added)}"))
         out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
         return out
+
+    @staticmethod
+    def _always_matches(case: cst.MatchCase, pattern: LoweredPattern) -> bool:
+        return case.guard is None and is_true(pattern.cond)
+
+    def _delete(self) -> cst.SimpleStatementLine:
+        return _statement(f"del {', '.join(self._doomed)}")
 
     def _declarations(
         self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
@@ -279,12 +290,16 @@ class ReadableMatch:
     ) -> Union[cst.If, cst.Else]:
         guard = case.guard
         body = _indented(case.body)
+        first: List[cst.BaseStatement] = []
         if guard is None and pattern.bindings:
-            body = body.with_changes(
-                body=[*self._binding_statements(case, pattern), *body.body]
-            )
-        last = index == len(self.node.cases) - 1
-        if last and index > 0 and guard is None and is_true(pattern.cond):
+            first += self._binding_statements(case, pattern)
+        if self._doomed:
+            first.append(self._delete())
+        if first:
+            kept = [] if _only_pass(body) else list(body.body)
+            body = body.with_changes(body=[*first, *kept])
+        last = index == len(self.node.cases) - 1 and orelse is None
+        if last and index > 0 and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=case.leading_lines)
         test = self._test(pattern, guard)
         self.owner.lowering.note_used(test)
@@ -529,6 +544,19 @@ def _unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
     if len(targets) == 1:
         text = f"[{text}]" if text.startswith("*") else text + ","
     return f"{text} = {subject}"
+
+
+def _only_pass(body: cst.IndentedBlock) -> bool:
+    """A body that is one bare ``pass``, which what comes first replaces."""
+    if len(body.body) != 1 or body.footer:
+        return False
+    line = body.body[0]
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and [type(small) for small in line.body] == [cst.Pass]
+        and not line.leading_lines
+        and line.trailing_whitespace.comment is None
+    )
 
 
 def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
