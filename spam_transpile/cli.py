@@ -55,10 +55,9 @@ from spam_transpile.files.discover import (
     Plan,
     Task,
     UsageProblem,
-    could_hold_match_statement,
     make_plan,
 )
-from spam_transpile.syntax.prescan import may_contain_match
+from spam_transpile.syntax.prescan import may_hold_match
 from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
 from spam_transpile.files.statcache import COPIED, PLAIN, TRANSPILED, StatCache
@@ -356,12 +355,7 @@ class Runner:
             self._fail(task, exc.format())
             return None
         text = loaded.source.text
-        # Cheapest first: a substring test, the regex pre-scan, then ours.
-        if not (
-            "match" in text
-            and may_contain_match(text)
-            and could_hold_match_statement(text)
-        ):
+        if not may_hold_match(text):
             self._deliver(loaded, text, 0)
             return None
         entry = self.cache.lookup(loaded.raw) if self.cache is not None else None
