@@ -45,7 +45,7 @@ from typing import (
 
 import libcst as cst
 
-from spam_transpile.errors import TranspileError
+from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -627,7 +627,7 @@ def format_readable(source: str, output: str, filename: str) -> str:
     try:
         import black
     except ImportError:
-        raise TranspileError(
+        raise NotInstalled(
             "the readable layout needs black 23.11 or newer "
             "(pip install 'spam-transpile[readable]')",
             filename=filename,
