@@ -23,12 +23,13 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from spam_transpile.syntax.cstwalk import pattern_nodes
+from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
 __all__ = [
     "CaseLines",
     "MatchPositions",
     "case_lines",
+    "header_comments",
     "in_source_order",
     "match_lines",
 ]
@@ -150,6 +151,8 @@ class CaseLines:
     captures: Dict[str, int] = field(default_factory=dict)
     #: the guard's line, if any
     guard: Optional[int] = None
+    #: the comments inside the pattern, by line
+    comments: Dict[int, str] = field(default_factory=dict)
 
     def line_of(self, node: cst.CSTNode) -> int:
         return self.nodes[id(node)]
@@ -175,12 +178,36 @@ def case_lines(
         name = getattr(old, "name", None) or getattr(old, "rest", None)
         if isinstance(name, cst.Name):
             lines.captures.setdefault(name.value, position(name)[0] - case_line)
+    for line, comment in header_comments(position, original):
+        lines.comments[line - case_line] = comment
     guard = original.guard
     if guard is not None:
         # The guard is written with its parentheses: it starts at the first.
         opening = "".join(_EMPTY.code_for_node(paren) for paren in guard.lpar)
         lines.guard = position(guard)[0] - case_line - opening.count("\n")
     return lines
+
+
+def header_comments(
+    position: Callable[[cst.CSTNode], Tuple[int, int]], case: cst.MatchCase
+) -> List[Tuple[int, str]]:
+    """``(line, text)`` of each comment in ``case``'s header before its guard
+    (the lowering writes the pattern anew; the guard keeps its own text),
+    in source order."""
+    parts = [
+        case.whitespace_after_case,
+        case.pattern,
+        case.whitespace_before_if,
+        case.whitespace_after_if,
+        case.whitespace_before_colon,
+    ]
+    found = [
+        (position(node), node.value)
+        for part in parts
+        for node in descendants(part)
+        if type(node) is cst.Comment
+    ]
+    return [(where[0], text) for where, text in sorted(found)]
 
 
 _EMPTY = cst.Module([])

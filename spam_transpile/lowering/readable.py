@@ -67,6 +67,8 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
+from spam_transpile.lowering.positions import header_comments
+from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.runtime import helper_key, helper_source
 from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.scopes import bound_besides
@@ -166,11 +168,36 @@ class ReadableMatch:
         if isinstance(chain, cst.Else):  # a lone ``case _:``
             chain = cst.If(test=Raw("True"), body=chain.body)
         assert chain is not None
-        out.append(chain.with_changes(leading_lines=()))
+        out.append(chain.with_changes(leading_lines=self._lines_before_chain()))
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
-        out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
+        out[0] = out[0].with_changes(
+            leading_lines=[*self.node.leading_lines, *out[0].leading_lines]
+        )
         return out
+
+    def _lines_before_chain(self) -> List[cst.EmptyLine]:
+        """What stood between ``match`` and the first ``case`` (comments,
+        blank lines), and the match line's own comment where no subject
+        assignment took it."""
+        lines = self._lines_before(0)
+        comment = self.node.whitespace_after_colon.comment
+        if comment is not None and self.subject_var is None:
+            lines.insert(0, cst.EmptyLine(comment=comment))
+        return lines
+
+    def _lines_before(self, index: int) -> List[cst.EmptyLine]:
+        """The lines before a case, then the comments its pattern held: the
+        test that replaces the pattern has no place for them."""
+        case = self.node.cases[index]
+        lines = list(case.leading_lines)
+        if any(type(node) is cst.Comment for node in descendants(case.pattern)):
+            original = self.original.cases[index]
+            lines += [
+                cst.EmptyLine(comment=cst.Comment(text))
+                for _, text in header_comments(self.owner.position, original)
+            ]
+        return lines
 
     @staticmethod
     def _always_matches(case: cst.MatchCase, pattern: LoweredPattern) -> bool:
@@ -279,7 +306,11 @@ class ReadableMatch:
         if isinstance(value, (cst.NamedExpr, cst.Tuple)) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         target = cst.AssignTarget(cst.Name(self.subject_var or "subject"))
-        return cst.SimpleStatementLine(body=[cst.Assign(targets=[target], value=value)])
+        # The match line's comment stays on the line that replaces it.
+        return cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[target], value=value)],
+            trailing_whitespace=self.node.whitespace_after_colon,
+        )
 
     def _case(
         self,
@@ -300,14 +331,14 @@ class ReadableMatch:
             body = body.with_changes(body=[*first, *kept])
         last = index == len(self.node.cases) - 1 and orelse is None
         if last and index > 0 and self._always_matches(case, pattern):
-            return cst.Else(body=body, leading_lines=case.leading_lines)
+            return cst.Else(body=body, leading_lines=self._lines_before(index))
         test = self._test(pattern, guard)
         self.owner.lowering.note_used(test)
         return cst.If(
             test=Raw(test),
             body=body,
             orelse=orelse,
-            leading_lines=case.leading_lines,
+            leading_lines=self._lines_before(index),
         )
 
     def _test(

@@ -462,6 +462,20 @@ class MatchLowering(cst.CSTTransformer):
         return out, footer
 
 
+def _with_comments(text: str, comments: Dict[int, str]) -> str:
+    """``text`` (a test over a case header's lines, line for line) with the
+    header's comments back at the ends of their lines. Never on its last
+    line, whose ``)`` closes the test; a comment ends the line it is on in
+    the source, so no test part follows it there."""
+    if not comments:
+        return text
+    lines = text.split("\n")
+    for line, comment in comments.items():
+        if line < len(lines) - 1:
+            lines[line] += f"  {comment}"
+    return "\n".join(lines)
+
+
 def local_subject(
     owner: "MatchLowering", scope: Scope, original: cst.Match, subject: cst.CSTNode
 ) -> Optional[Subject]:
@@ -939,7 +953,10 @@ class MatchEmitter:
             text = test.value
             test_lines = self._newlines(text)
             breaks = "\n" * max(0, header_lines - test_lines)
-            test = RawExpression(f"({text}{breaks})")
+            text = f"({text}{breaks})"
+            if test_lines <= header_lines:
+                text = _with_comments(text, where.comments)
+            test = RawExpression(text)
         else:
             padding = max(0, header_lines - self._newlines(test.value))
         return cst.If(
