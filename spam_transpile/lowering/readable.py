@@ -658,9 +658,11 @@ def format_readable(source: str, output: str, filename: str) -> str:
     try:
         import black
     except ImportError:
+        # black is a dependency: only a broken install gets here.
         raise NotInstalled(
-            "the readable layout needs black 23.11 or newer "
-            "(pip install 'spam-transpile[readable]')",
+            "the readable layout needs black 23.11 or newer, which "
+            "spam-transpile depends on but cannot import here "
+            "(pip install 'black>=23.11')",
             filename=filename,
             lineno=1,
             offset=1,
