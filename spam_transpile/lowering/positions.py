@@ -173,7 +173,9 @@ def case_lines(
     ):
         # A value pattern's parentheses are its expression's: positions
         # exclude the expression's own.
-        value = old.value if type(old) in _VALUED else old
+        value: cst.CSTNode = old
+        if isinstance(old, (cst.MatchValue, cst.MatchSingleton)):
+            value = old.value
         lines.nodes[id(new)] = position(value)[0] - case_line
         name = getattr(old, "name", None) or getattr(old, "rest", None)
         if isinstance(name, cst.Name):
@@ -211,4 +213,3 @@ def header_comments(
 
 
 _EMPTY = cst.Module([])
-_VALUED = (cst.MatchValue, cst.MatchSingleton)

@@ -171,8 +171,10 @@ class ReadableMatch:
         out.append(chain.with_changes(leading_lines=self._lines_before_chain()))
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
-        out[0] = out[0].with_changes(
-            leading_lines=[*self.node.leading_lines, *out[0].leading_lines]
+        first = out[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
+        out[0] = first.with_changes(
+            leading_lines=[*self.node.leading_lines, *first.leading_lines]
         )
         return out
 
