@@ -133,6 +133,12 @@ class Lowering:
             return False
         return self.line_of(sub) != self.line_of(self._within)
 
+    def on_line_of(self, pattern: cst.MatchPattern, test: Test) -> Test:
+        """``test``, a check of ``pattern`` its parent writes, on its line."""
+        if self.line_of is None:
+            return test
+        return placed(test, self.line_of(pattern))  # type: ignore[return-value]
+
     def _lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
         # Exact types: isinstance() on LibCST's classes goes through ABCMeta.
         if type(pattern) is cst.MatchAs:
@@ -454,13 +460,16 @@ def _literal_test(
     to equal the sentinel; a value pattern's ``__eq__`` could.
     """
     if isinstance(pattern, cst.MatchSingleton):
-        return Test(f"{read} is {pattern.value.value}", "is", read)
+        return low.on_line_of(
+            pattern, Test(f"{read} is {pattern.value.value}", "is", read)
+        )
     if isinstance(pattern, cst.MatchValue) and _is_literal_key(pattern.value):
         # No number, string or bytes literal equals None either: a missing
         # value can read as None.
         if _is_number_or_text(pattern.value):
             read = read_or_none
-        return Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+        test = Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+        return low.on_line_of(pattern, test)
     return None
 
 
@@ -537,10 +546,11 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         # this key's lookup into its sub-pattern's test moves that test before
         # the later duplicate-key checks and the lookup after the earlier
         # sub-patterns: only where none of those can raise.
-        fold = (
-            not (dynamic and i < len(elements) - 1)
-            and not _may_raise(low, [e.pattern for e in elements[:i]])
-            and not low.apart(element.pattern)
+        # (Kept where the sub-pattern is on a line of its own: its check
+        # then sits on that line, and only a ``get`` that raises, which
+        # CPython calls on the mapping's line, is reported there.)
+        fold = not (dynamic and i < len(elements) - 1) and not _may_raise(
+            low, [e.pattern for e in elements[:i]]
         )
         read = f"{get}({key}, {missing})"
         literal = (
