@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from spam_transpile import TranspileError, transpile  # noqa: E402
-from spam_transpile.syntax.parse import may_contain_match  # noqa: E402
+from spam_transpile.syntax.parse import may_hold_match  # noqa: E402
 from spam_transpile.files.write import decode_source  # noqa: E402
 
 # Compile each file on the tree's interpreter; print the ones that fail.
@@ -91,7 +91,7 @@ def lower_one(path: str) -> Tuple[str, Optional[str], Optional[str], bool]:
         source = decode_source(raw, path).text
         output = transpile(source, filename=path)
     except TranspileError as exc:
-        return path, None, exc.format(), may_contain_match(raw.decode("latin-1"))
+        return path, None, exc.format(), may_hold_match(raw)
     return path, output, None, output != source
 
 
@@ -99,9 +99,7 @@ def check_tree(python: str, only_match: bool, jobs: int) -> Counts:
     counts = Counts()
     files = python_files(stdlib_dir(python))
     if only_match:
-        files = [
-            p for p in files if may_contain_match(p.read_bytes().decode("latin-1"))
-        ]
+        files = [p for p in files if may_hold_match(p.read_bytes())]
     not_compiling = compile_failures(python, files)
     counts.skipped_not_compiling = len(not_compiling)
     files = [p for p in files if str(p) not in not_compiling]

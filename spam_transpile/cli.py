@@ -36,7 +36,7 @@ import click
 from click.core import ParameterSource
 
 from spam_transpile import __version__
-from spam_transpile.files.cache import Cache
+from spam_transpile.files.cache import Cache, options_key
 from spam_transpile.files.config import (
     NO_PROJECT,
     ConfigError,
@@ -46,7 +46,7 @@ from spam_transpile.files.config import (
     load_project,
     resolve_target,
 )
-from spam_transpile.errors import TranspileError, TranspileWarning
+from spam_transpile.errors import NotInstalled, TranspileError, TranspileWarning
 from spam_transpile.files.discover import (
     DEFAULT_EXCLUDE,
     DEFAULT_INCLUDE,
@@ -55,10 +55,9 @@ from spam_transpile.files.discover import (
     Plan,
     Task,
     UsageProblem,
-    could_hold_match_statement,
     make_plan,
 )
-from spam_transpile.syntax.prescan import may_contain_match
+from spam_transpile.syntax.prescan import may_hold_match
 from spam_transpile.files.report import EXIT_ERROR, Reporter, count_lowered_matches
 from spam_transpile.settings import SUPPORTED_TARGETS
 from spam_transpile.files.statcache import COPIED, PLAIN, TRANSPILED, StatCache
@@ -134,32 +133,48 @@ def transpile_readable(source: str, *, target: str, filename: str) -> str:
 
 
 def run_job(job: TranspileJob) -> TranspileOutcome:
-    """Transpile one source; never raises, so one bad file cannot stop a run."""
+    """Transpile one source; never raises, so one bad file cannot stop a run.
+
+    The cache holds what the keep-lines transpile of the source gives, an
+    output or an error about the source (``cacheable_error``). The readable
+    layout is made from the source each time, with the black installed:
+    its errors, like every error of the environment, are not remembered.
+    """
     checkpoint("transpile", job.filename)  # where a test can hold one file back
+    found: Tuple[Tuple[str, int, int], ...] = ()
+    keep_lines = job.cached
     try:
-        found: Tuple[Tuple[str, int, int], ...] = ()
-        if job.cached is not None:
-            keep_lines = job.cached
-        else:
+        if keep_lines is None:
             keep_lines, warnings = transpile_with_warnings(
                 job.text, target=job.target, filename=job.filename
             )
             found = tuple((w.msg, w.lineno, w.offset) for w in warnings)
+    except NotInstalled as exc:
+        return TranspileOutcome(None, None, exc.format())
+    except TranspileError as exc:
+        where = (exc.msg, exc.lineno or 1, exc.offset or 1)
+        return TranspileOutcome(None, None, exc.format(), where)
+    except Exception as exc:
+        return TranspileOutcome(None, None, _unexpected(job, exc))
+    try:
         final = keep_lines
         if job.layout == "readable" and keep_lines != job.text:
             final = transpile_readable(
                 job.text, target=job.target, filename=job.filename
             )
-        return TranspileOutcome(keep_lines, final, None, warnings=found)
     except TranspileError as exc:
-        where = (exc.msg, exc.lineno or 1, exc.offset or 1)
-        return TranspileOutcome(None, None, exc.format(), where)
-    except RecursionError:
+        return TranspileOutcome(keep_lines, None, exc.format(), warnings=found)
+    except Exception as exc:
+        return TranspileOutcome(keep_lines, None, _unexpected(job, exc), warnings=found)
+    return TranspileOutcome(keep_lines, final, None, warnings=found)
+
+
+def _unexpected(job: TranspileJob, exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
         message = "source too deeply nested to transpile"
-        return TranspileOutcome(None, None, f"{job.filename}:1:1: error: {message}")
-    except Exception as exc:  # a bug in the transpiler: report it, keep going
+    else:  # a bug in the transpiler: report it, keep going
         message = f"internal error ({type(exc).__name__}: {exc}); please report this"
-        return TranspileOutcome(None, None, f"{job.filename}:1:1: error: {message}")
+    return f"{job.filename}:1:1: error: {message}"
 
 
 #: a job's position in the list given to run_jobs, and how it went
@@ -356,12 +371,7 @@ class Runner:
             self._fail(task, exc.format())
             return None
         text = loaded.source.text
-        # Cheapest first: a substring test, the regex pre-scan, then ours.
-        if not (
-            "match" in text
-            and may_contain_match(text)
-            and could_hold_match_statement(text)
-        ):
+        if not may_hold_match(text):
             self._deliver(loaded, text, 0)
             return None
         entry = self.cache.lookup(loaded.raw) if self.cache is not None else None
@@ -429,6 +439,16 @@ class Runner:
         self, loaded: _Loaded, job: TranspileJob, outcome: TranspileOutcome
     ) -> None:
         if (
+            self.cache is not None
+            and job.cached is None
+            and outcome.keep_lines is not None
+        ):
+            # The source's keep-lines output, whatever became of the layout
+            # asked for.
+            self.cache.put_output(loaded.raw, outcome.keep_lines)
+            # Warnings come from parsing, which a cache hit skips: keep them too.
+            self.cache.put_warnings(loaded.raw, outcome.warnings)
+        if (
             outcome.error is not None
             or outcome.keep_lines is None
             or outcome.final is None
@@ -440,10 +460,6 @@ class Runner:
                 loaded.task, outcome.error or f"{job.filename}:1:1: error: no output"
             )
             return
-        if self.cache is not None and job.cached is None:
-            self.cache.put_output(loaded.raw, outcome.keep_lines)
-            # Warnings come from parsing, which a cache hit skips: keep them too.
-            self.cache.put_warnings(loaded.raw, outcome.warnings)
         if job.cached is None:
             loaded.warnings = outcome.warnings
             self._report_warnings(outcome.warnings, loaded.task.name)
@@ -751,7 +767,7 @@ def main(ctx: click.Context, paths: Tuple[str, ...], **options: Any) -> None:
     # always were: the output, or an error, and nothing else.
     one_file = plan.stdin or (len(paths) == 1 and not os.path.isdir(paths[0]))
     reporter.show_summary = not (one_file and run_options.action in (PRINT, WRITE))
-    cache = Cache(f"target={run_options.target}") if options["cache"] else None
+    cache = Cache(options_key(run_options.target)) if options["cache"] else None
     stat_cache = _stat_cache(options, run_options, plan, started_ns)
     _describe_settings(reporter, project, options, cache, stat_cache, run_options)
     try:

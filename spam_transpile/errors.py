@@ -1,4 +1,6 @@
-"""The one exception type users see, and its `path:line:col: error: message` form."""
+"""The one exception type users see, and its `path:line:col: error: message` form.
+
+:class:`NotInstalled`, a kind of it, is about the environment, not the source."""
 
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ class TranspileError(SyntaxError):
     def __reduce__(self):  # type: ignore[override]
         # Keyword-only __init__: rebuild through a helper so that errors can
         # cross process boundaries (parallel CLI workers).
-        return (_rebuild, (self.msg, self.filename, self.lineno, self.offset))
+        fields = (self.msg, self.filename, self.lineno, self.offset)
+        return (_rebuild, (*fields, type(self)))
 
     def format(self) -> str:
         return f"{self.filename}:{self.lineno}:{self.offset}: error: {self.msg}"
@@ -33,8 +36,20 @@ class TranspileError(SyntaxError):
         return self.format()
 
 
-def _rebuild(msg: str, filename: str, lineno: int, offset: int) -> TranspileError:
-    return TranspileError(msg, filename=filename, lineno=lineno, offset=offset)
+class NotInstalled(TranspileError):
+    """Something the run needs is not installed (black, for the readable
+    layout): nothing is wrong with the source, so it is never cached, and
+    the same run succeeds once it is installed."""
+
+
+def _rebuild(
+    msg: str,
+    filename: str,
+    lineno: int,
+    offset: int,
+    kind: type = TranspileError,
+) -> TranspileError:
+    return kind(msg, filename=filename, lineno=lineno, offset=offset)
 
 
 class TranspileWarning:

@@ -55,7 +55,7 @@ from spam_transpile.syntax.parse import (
     check_pattern_nesting,
     cpython_view,
     cst_has_match_statement,
-    may_contain_match,
+    may_hold_match,
     parse_source,
 )
 from spam_transpile.syntax.partial import lowering_of, partial_source
@@ -119,7 +119,7 @@ def transpile_with_warnings(
     # limits are the ones the user's interpreter has.
     text = _without_bom(source)
     view = cpython_view(text, filename)
-    if view.tree is not None and not may_contain_match(source):
+    if view.tree is not None and not may_hold_match(source):
         # Valid, and no line can start a match statement: nothing to lower,
         # and nothing for LibCST to parse.
         return source, warnings
@@ -202,7 +202,7 @@ def _lower_whole_file(
         if not cst_has_match_statement(module):
             return None
         raise _first_error(module, view.error, lines, filename)
-    if not may_contain_match(source):
+    if not may_hold_match(source):
         return None
     tree = view.tree if view.available else standard_ast(lines.text)
     matches = view.matches() if view.tree is not None else None

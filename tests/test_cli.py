@@ -28,7 +28,7 @@ from spam_transpile import cli as cli_module
 from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
 from spam_transpile.files.config import ConfigError, find_pyproject, read_config
-from spam_transpile.files.discover import Filters, could_hold_match_statement
+from spam_transpile.files.discover import Filters
 from spam_transpile.files.report import (
     Counters,
     ProgressBar,
@@ -948,56 +948,6 @@ def test_files_that_cannot_hold_match_are_not_parsed(
     assert [Path(c).name for c in calls] == ["c.py"]
 
 
-@pytest.mark.parametrize(
-    "text, could",
-    [
-        ("match = 1\n", False),
-        ("  match.group(1)\n", False),
-        ("match, rest = 1, 2\n", False),
-        ("match: int = 1\n", False),
-        ("match += 1\n", False),
-        ("match\n", False),
-        ("match  # note\n", False),
-        ("x = [\n    match\n    for match in y\n]\n", False),
-        ("match x:\n", True),
-        ("match(x):\n", True),
-        ("match [a]:\n", True),
-        ("match -x:\n", True),
-        ("match .5:\n", True),
-        ("match ...:\n", True),
-        ("match *a, b:\n", True),
-        ("match \\\n  x:\n", True),
-        ("match not x:\n", True),
-        ("match = 1\nmatch x:\n", True),
-        ("    match the given pattern in a docstring.\n", False),
-        ("match x  :  \r\n", True),
-        ('match "a#b":\n', True),
-        ("match x:  # a comment\n", True),
-        ("match a if b else c:\n", True),
-        ("match (\n    x\n):\n", True),
-        ("\x0cmatch x:\n", True),  # a form feed is indentation too
-    ],
-)
-def test_stricter_prescan(text: str, could: bool) -> None:
-    assert could_hold_match_statement(text) is could
-
-
-def test_stricter_prescan_never_hides_a_real_match_statement() -> None:
-    sources = [p for p in CASES.glob("*.py") if not p.name.endswith(".out.py")]
-    sources += list((TREES / "basic" / "input").rglob("*.py"))
-    for path in sources:
-        text = path.read_bytes().decode("latin-1")
-        if transpile_changes(text):
-            assert could_hold_match_statement(text), path
-
-
-def transpile_changes(text: str) -> bool:
-    try:
-        return transpile(text) != text
-    except Exception:
-        return False
-
-
 def test_workers_give_the_same_tree_as_one_process(tmp_path: Path) -> None:
     files = {f"pkg{i % 3}/m{i}.py": MATCHING.replace("f(", f"f{i}(") for i in range(8)}
     files.update({f"pkg{i}/plain.py": PLAIN for i in range(3)})
@@ -1532,3 +1482,60 @@ def test_diff_and_standard_output_do_not_use_the_stat_cache(
         printed = invoke([str(src / "a.py")])
         assert printed.stdout == transpile(MATCHING)
     assert _stat_files(private_cache) == []
+
+
+# -- line endings: old Mac (\r), Windows (\r\n), form feeds ----------------------
+
+SUM_PAIR = [
+    "x = [1, 2]",
+    "\x0cmatch x:",
+    "    case [a, b]:",
+    "        print(a + b)",
+    "    case _:",
+    "        print('no')",
+    "",
+]
+
+
+def _same_line_endings(data: bytes, ending: bytes) -> bool:
+    others = data.replace(ending, b"")
+    return data.count(ending) > 0 and b"\r" not in others and b"\n" not in others
+
+
+@pytest.mark.parametrize("ending", ["\r", "\r\n"], ids=["cr", "crlf"])
+def test_every_line_ending_cpython_takes_is_transpiled(
+    ending: str, tmp_path: Path
+) -> None:
+    """A file with lone ``\\r`` line endings (and a form feed before
+    ``match``) is seen to hold a match statement by ``--check``, ``--diff``,
+    ``-o`` and ``--in-place``, and every output keeps the file's endings."""
+    python = require_interpreter("3.9")
+    raw = ending.join(SUM_PAIR).encode()
+    source = tmp_path / "src" / "old_mac.py"
+    source.parent.mkdir()
+    source.write_bytes(raw)
+
+    checked = invoke(["--check", str(source.parent), "-j", "1"])
+    assert checked.exit_code == 1, checked.stderr
+    assert "would transpile" in checked.stdout + checked.stderr
+
+    diffed = invoke(["--diff", str(source), "-j", "1"])
+    assert diffed.exit_code == 0 and "+if " in diffed.stdout.replace("\r", "")
+
+    single = tmp_path / "single.py"
+    assert invoke([str(source), "-o", str(single)]).exit_code == 0
+    mirror = tmp_path / "mirror"
+    assert invoke([str(source.parent), "-o", str(mirror), "-j", "1"]).exit_code == 0
+    in_place = tmp_path / "in_place" / "old_mac.py"
+    in_place.parent.mkdir()
+    in_place.write_bytes(raw)
+    assert invoke(["--in-place", str(in_place), "-j", "1"]).exit_code == 0
+
+    for output in (single, mirror / "old_mac.py", in_place):
+        data = output.read_bytes()
+        assert data != raw and b"match x" not in data, output
+        assert _same_line_endings(data, ending.encode()), output
+        ran = subprocess.run([python, str(output)], capture_output=True, timeout=60)
+        assert ran.stdout.strip() == b"3", ran.stderr
+    # keep-lines: one line per line
+    assert single.read_bytes().count(ending.encode()) == raw.count(ending.encode())

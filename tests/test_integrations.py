@@ -198,6 +198,26 @@ def test_lower_file_bytes_keeps_the_source_encoding() -> None:
     assert lower_file_bytes(b"def f(:\n    matches = 1\n", "m.py", "3.9") is None
 
 
+# Every line ending CPython takes, and a form feed before ``match``: the
+# byte-level pre-scan of the builds and the import hook must see the match.
+OLD_MAC = (
+    b"def first(v):\r\x0c    match v:\r        case [a, *_]:\r            return a\r"
+)
+WINDOWS = OLD_MAC.replace(b"\r", b"\r\n")
+BOM_FIRST = b"\xef\xbb\xbfmatch 1:\n    case 1:\n        X = 1\n"
+
+
+@pytest.mark.parametrize(
+    "raw", [OLD_MAC, WINDOWS, BOM_FIRST], ids=["cr", "crlf", "bom"]
+)
+def test_lower_file_bytes_sees_every_line_ending(raw: bytes) -> None:
+    """What the hatchling hook and setuptools' build_py call for each module."""
+    lowered = lower_file_bytes(raw, "m.py", "3.9")
+    assert lowered is not None and not _has_match(lowered)
+    ending = b"\r\n" if b"\r\n" in raw else b"\r" if b"\r" in raw else b"\n"
+    assert lowered.count(ending) == raw.count(ending)
+
+
 def test_lower_file_bytes_error_names_file_line_and_column() -> None:
     with pytest.raises(BuildError) as caught:
         lower_file_bytes(BROKEN_SOURCE.encode(), "src/pkg/broken.py", "3.9")
@@ -298,6 +318,15 @@ def test_hook_lowers_modules_under_a_path(hook_project: Path) -> None:
     assert shapes.where((1, 2)) == "elsewhere"
     assert settings.LEVEL == 3
     assert shapes.__file__ == str(hook_project / "hookpkg" / "shapes.py")
+
+
+def test_hook_lowers_old_mac_line_endings(hook_project: Path) -> None:
+    (hook_project / "hookpkg" / "old_mac.py").write_bytes(OLD_MAC)
+    install_import_hook([hook_project])
+    module = importlib.import_module("hookpkg.old_mac")
+    assert isinstance(module.__loader__, TranspilingLoader)
+    assert not _uses_match_opcodes(module)
+    assert module.first([7, 8]) == 7
 
 
 def test_hook_tracebacks_show_the_users_file_and_line(hook_project: Path) -> None:
@@ -778,12 +807,14 @@ def test_setuptools_build_py_from_setup_py(tmp_path: Path) -> None:
     project = tmp_path / "project"
     shutil.copytree(SAMPLE / "src", project / "src")
     (project / "setup.py").write_text(SETUP_PY)
+    (project / "src" / PACKAGE / "old_mac.py").write_bytes(OLD_MAC)
     env = _clean_env(PYTHONPATH=str(ROOT))
     command = [sys.executable, "setup.py", "-q", "build_py", "--build-lib", "out"]
     exclude = ["--transpile-exclude", f"src/{PACKAGE}/{NATIVE_MODULE}"]
     _run(command + exclude, cwd=project, env=env)
     built = project / "out" / PACKAGE
     assert not _has_match((built / "geometry.py").read_bytes())
+    assert not _has_match((built / "old_mac.py").read_bytes())
     assert not _has_match((built / "formats" / "records.py").read_bytes())
     assert _has_match((built / NATIVE_MODULE).read_bytes())
     assert _has_match((project / "src" / PACKAGE / "geometry.py").read_bytes())
@@ -795,6 +826,42 @@ def test_setuptools_build_py_from_setup_py(tmp_path: Path) -> None:
     # distutils prints its errors as "error: MESSAGE", without a traceback.
     assert f"error: {_expected_error(relative)}" in failed.stderr
     assert "Traceback" not in failed.stderr
+
+
+HATCH_PYPROJECT = """\
+[build-system]
+requires = ["hatchling>=1.18", "spam-transpile"]
+build-backend = "hatchling.build"
+
+[project]
+name = "oldmac"
+version = "1.0"
+requires-python = ">=3.9"
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/oldmac"]
+
+[tool.hatch.build.hooks.spam-transpile]
+"""
+
+
+def test_hatch_wheel_lowers_old_mac_line_endings(tmp_path: Path) -> None:
+    """The hatchling hook, in this environment (no isolated build): a module
+    whose lines end with a lone \\r is lowered into the wheel."""
+    from importlib.metadata import entry_points
+
+    pytest.importorskip("hatchling")
+    registered = [e.name for e in entry_points(group="hatch")]
+    if "spam-transpile" not in registered:
+        pytest.fail(f"the hatchling hook is not registered: {ENTRY_POINT_HINT}")
+    project = tmp_path / "project"
+    (project / "src" / "oldmac").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(HATCH_PYPROJECT)
+    (project / "src" / "oldmac" / "__init__.py").write_bytes(OLD_MAC)
+    _run([sys.executable, "-m", "hatchling", "build", "-t", "wheel"], cwd=project)
+    files = _wheel_files(_only(project / "dist", "oldmac-1.0-*.whl"))
+    shipped = files["oldmac/__init__.py"]
+    assert not _has_match(shipped) and shipped.count(b"\r") == OLD_MAC.count(b"\r")
 
 
 # -- on CPython 3.9 -----------------------------------------------------------------

@@ -4,6 +4,7 @@ whole-module PositionProvider, and never cost a whole-module pass."""
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 from typing import Iterator, List, Tuple
@@ -222,3 +223,73 @@ def test_case_headers_line_breaks_from_positions(name: str, source: str) -> None
                 counted += 1
                 assert found == text.count("\n"), (name, text)
     assert counted or name != "headers"
+
+
+# -- keep-lines: a case header over several lines ------------------------------
+
+BLACK_STYLE = ROOT / "fixtures" / "lines" / "black_style.py"
+
+
+def _header_lines(source: str) -> set:
+    """The lines of every match statement's header (``match`` to its colon)
+    and case headers (``case`` to the colon): the lines the lowering writes."""
+    lines: set = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Match):
+            lines.update(range(node.lineno, node.cases[0].pattern.lineno))
+            for case in node.cases:
+                first_body_line = case.body[0].lineno
+                lines.update(range(case.pattern.lineno, first_body_line))
+    return lines
+
+
+def _run(python: str, path: Path) -> str:
+    done = subprocess.run(
+        [python, str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@needs_310
+@pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
+def test_black_style_headers_keep_every_line(target: str) -> None:
+    """A case header black spreads over lines (``case [`` / items / ``]:``,
+    a class or mapping pattern, an or-pattern, a guard, a subject over
+    several lines): its test starts on the ``case`` line and ends on the
+    colon's, and every other line holds its own text where it was."""
+    from spam_transpile import transpile
+
+    source = BLACK_STYLE.read_text(encoding="utf-8")
+    lowered = transpile(source, target=target, filename=str(BLACK_STYLE))
+    before, after = source.splitlines(), lowered.splitlines()
+    assert len(after) == len(before)
+    written = _header_lines(source)
+    for number, (old, new) in enumerate(zip(before, after), start=1):
+        if number not in written:
+            assert old.strip() in new, (number, old, new)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.match_case):
+            line = after[node.pattern.lineno - 1].lstrip()
+            assert line.startswith(("if ", "elif ")), (node.pattern.lineno, line)
+
+
+@pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
+def test_black_style_headers_raise_on_the_lines_of_native_310(
+    target: str, tmp_path: Path
+) -> None:
+    """Every traceback through a case header over several lines (an item's
+    ``__eq__``, a class pattern's attribute read, a mapping value, an
+    or-pattern's alternative, the guard, the body, the subject) names the
+    lines native 3.10 names, in functions, at module level and in a class
+    body."""
+    from tests.interpreters import require_interpreter
+    from spam_transpile import transpile
+
+    native = _run(require_interpreter("3.10"), BLACK_STYLE)
+    old = require_interpreter(target)
+    path = tmp_path / BLACK_STYLE.name
+    source = BLACK_STYLE.read_text(encoding="utf-8")
+    path.write_text(transpile(source, target=target, filename=str(path)), "utf-8")
+    assert _run(old, path) == native
+    assert native.count("Error [") == 22  # each scenario raised

@@ -8,10 +8,12 @@ flake8-clean), and type-check wherever the source did.
 from __future__ import annotations
 
 import ast
+import io
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 from typing import Sequence
 
@@ -553,3 +555,89 @@ def test_the_readme_shows_the_example_output_as_it_is() -> None:
     source = EXAMPLE.read_text("utf-8")
     assert blocks[0] == transpile(source, target="3.9")
     assert blocks[1] == transpile(source, target="3.9", layout="readable")
+
+
+LEAKS = ROOT / "fixtures" / "leaks" / "module_paths.py"
+
+
+@pytest.mark.parametrize("layout", ["readable", "keep-lines"])
+def test_module_and_class_bodies_keep_no_temporary_on_any_path(
+    layout: str, tmp_path: Path
+) -> None:
+    """``break``, ``continue`` and an exception in a case body, and no case
+    matching, at module level and in a class body: no temporary of the
+    lowering is left a global (nor a name ``from m import *`` takes) or a
+    class attribute. Only an exception raised by a check or a guard leaves
+    them (README, Known limits)."""
+    source = LEAKS.read_text("utf-8")
+    out = tmp_path / LEAKS.name
+    out.write_text(transpile(source, layout=layout), "utf-8")
+    native = subprocess.run(
+        [require_interpreter("3.10"), str(LEAKS)], capture_output=True, timeout=60
+    )
+    assert native.returncode == 0, native.stderr.decode()
+    for version in ("3.9", "3.8"):
+        ran = subprocess.run(
+            [require_interpreter(version), str(out)], capture_output=True, timeout=60
+        )
+        assert (ran.returncode, ran.stdout) == (0, native.stdout), ran.stderr
+    assert b"'subject" not in native.stdout and b"'size" in native.stdout
+
+
+COMMENTED = """\
+def classify(value):
+    match value:  # on the match line
+        # before the first case
+
+        case [  # a pair
+            1,  # one
+            2,
+        ]:  # after the colon
+            return "pair"  # in a body
+        # between cases
+        case {
+            "k": v,  # a key
+        } if (
+            v  # in the guard
+        ):
+            return v
+        # before the last case
+        case _:
+            pass
+        # after the last case, inside the match
+    return "other"
+
+
+for item in [[1, 2], {"k": 3}, 0]:
+    match item:  # module level
+        # module: before the first case
+        case [1, 2]:
+            print("pair")
+        # module: between cases
+        case _:
+            print(classify(item))
+        # module: after the last case
+    # after the match
+"""
+
+
+def _comments(source: str) -> list:
+    """(line, text) of every comment, in order."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [(t.start[0], t.string) for t in tokens if t.type == tokenize.COMMENT]
+
+
+@pytest.mark.parametrize("layout", ["readable", "keep-lines"])
+def test_comments_stay_where_they_were(layout: str, tmp_path: Path) -> None:
+    """Comments on the match line, before the first case, between cases,
+    inside a pattern and after the last body are all kept, in their order;
+    keep-lines keeps each on its line."""
+    out = transpile(COMMENTED, layout=layout)
+    written = _comments(out)
+    texts = [text for _, text in written]
+    wanted = _comments(COMMENTED)
+    found = [text for text in texts if text in {t for _, t in wanted}]
+    assert found == [text for _, text in wanted]
+    if layout == "keep-lines":
+        assert set(wanted) <= set(written)
+    assert_runs_like_native(COMMENTED, out, tmp_path)

@@ -3,7 +3,13 @@
 An entry is keyed by the SHA-256 of (tool version, options, source bytes), so
 an unchanged file under unchanged options is never transpiled twice, wherever
 it lives; the tool version includes a digest of the tool's own code
-(:func:`tool_fingerprint`). Entries sit in the user cache directory (``$SPAM_TRANSPILE_CACHE_DIR``,
+(:func:`tool_fingerprint`), and the options everything else that decides
+the result (:func:`options_key`).
+
+Only what the source alone decides is stored: the keep-lines output, or an
+error about the source (a syntax error, a pattern CPython refuses). What
+the environment decides (a tool that is not installed, a recursion limit,
+a bug of ours) is reported and forgotten, so the next run tries again. Entries sit in the user cache directory (``$SPAM_TRANSPILE_CACHE_DIR``,
 else platformdirs' user cache folder: ``$XDG_CACHE_HOME/spam-transpile`` or
 ``~/.cache/spam-transpile`` on Linux), in a folder per tool version, and are
 written atomically, so concurrent workers and interrupted runs never see
@@ -23,6 +29,7 @@ import functools
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import NamedTuple, Optional, Sequence, Tuple
@@ -74,6 +81,16 @@ def tool_fingerprint() -> str:
         )
     except OSError:  # code not in files (a zip): the version alone
         return __version__
+
+
+def options_key(target: str) -> str:
+    """What besides the source and the tool decides a record: the layout the
+    cache holds (keep-lines: the readable layout is made from the source
+    each time, by the installed black), the target, and the interpreter the
+    tool runs on (CPython's own syntax errors are its version's, and
+    without 3.10's standard tree the tool reads the source otherwise)."""
+    python = "%d.%d" % sys.version_info[:2]
+    return f"layout=keep-lines;target={target};python={python}"
 
 
 class Entry(NamedTuple):

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from pathlib import Path
 from typing import (
@@ -570,51 +569,3 @@ def _real(path: Path) -> Path:
 
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
-
-
-# --------------------------------------------------------------------------
-# A stricter pre-scan
-# --------------------------------------------------------------------------
-
-# ``match`` at a line start, followed by something no match statement can
-# have there: ``=`` (not ``==``), ``:``, ``,``, a closing bracket, ``.name``,
-# an augmented assignment, a binary-only keyword, or the end of the line.
-# Whatever else follows (``(``, ``[``, ``-``, ``.5``, a name, a backslash)
-# might be a subject, so the file is parsed.
-_MATCH_AT_LINE_START = re.compile(r"^[ \t\f]*match\b(.*)$", re.MULTILINE)
-_NOT_A_SUBJECT = re.compile(
-    r"""[ \t]*(?:
-        =(?!=) | : | , | [)\]}] | ;
-      | \.[ \t]*[A-Za-z_]
-      | (?:\*\*|//|>>|<<|[-+*/%&|^@])=
-      | (?:in|is|and|or|if|else|for|as)\b
-      | \#.* | $
-    )""",
-    re.VERBOSE,
-)
-
-
-def could_hold_match_statement(text: str) -> bool:
-    """False when every line starting with ``match`` is plainly not a match statement.
-
-    Used after :func:`spam_transpile.syntax.parse.may_contain_match` said True, so
-    files that only use ``match`` as a variable (``match = re.match(...)``)
-    are not parsed. Only sure cases are excluded: a false True costs a
-    parse, a false False would leave a match statement in the output.
-    """
-    for hit in _MATCH_AT_LINE_START.finditer(text):
-        rest = hit.group(1)
-        if not (_NOT_A_SUBJECT.match(rest) or _one_line_without_colon(rest)):
-            return True
-    return False
-
-
-def _one_line_without_colon(rest: str) -> bool:
-    # A match statement's header ends with ":" on its own line unless a
-    # bracket, a string or a backslash carries it on (or a comment follows);
-    # a line free of all of those that does not end with ":" is prose, like
-    # "match the corresponding ASCII characters" in a docstring.
-    return not _CARRIERS.intersection(rest) and not rest.rstrip().endswith(":")
-
-
-_CARRIERS = frozenset("([{'\"#\\")

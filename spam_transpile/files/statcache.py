@@ -22,7 +22,8 @@ and a ``chmod`` the mode, which outputs copy. Pitfalls handled here:
   output edited later has a new stat; one deleted has none.
 * failures are never remembered, so they are reported on every run.
 
-One file per (tool version, options that change the outcome) in the cache
+One file per (tool version, options that change the outcome, the
+interpreter's version and, for the readable layout, black's) in the cache
 directory, loaded once and written once per run, atomically; a damaged or
 unreadable file is an empty cache, and a cache that cannot be written only
 makes the next run slower. Concurrent runs may drop each other's entries
@@ -35,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -55,6 +57,16 @@ OUTCOMES = (TRANSPILED, PLAIN, COPIED)
 
 #: (message, line, column) of an unreachable-case warning
 CaseWarning = Tuple[str, int, int]
+
+
+def _black_version() -> str:
+    """The installed black's version: it lays out the readable layout."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("black")
+    except PackageNotFoundError:
+        return ""
 
 
 def fingerprint(info: os.stat_result) -> List[int]:
@@ -102,7 +114,9 @@ class StatCache:
         # keep replacing each other's entries.
         where = os.path.abspath(output) if output is not None else None
         tool = tool_fingerprint()
-        options = json.dumps([tool, action, target, layout, where])
+        python = "%d.%d" % sys.version_info[:2]
+        formatter = _black_version() if layout == "readable" else ""
+        options = json.dumps([tool, action, target, layout, where, python, formatter])
         digest = hashlib.sha256(options.encode("utf-8")).hexdigest()[:32]
         folder = (directory or default_cache_dir()) / tool
         return cls(folder / f"stat-{digest}.json", started_ns)

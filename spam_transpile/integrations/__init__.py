@@ -28,6 +28,7 @@ from spam_transpile.files.config import (
     with_overrides,
 )
 from spam_transpile.files.write import decode_source, encode_output
+from spam_transpile.syntax.prescan import may_hold_match
 
 __all__ = [
     "BuildError",
@@ -41,10 +42,6 @@ __all__ = [
     "summary",
 ]
 
-# A match statement starts a logical line with the soft keyword ``match``.
-# Files without one are shipped untouched, without even being parsed, so a
-# file using syntax the parser does not know yet cannot break a build.
-_MAY_MATCH = re.compile(rb"^[ \t]*match\b", re.MULTILINE)
 DEFAULT_INCLUDE = ("*.py",)
 
 
@@ -158,16 +155,14 @@ def summary(lowered: int, checked: int, target: str) -> str:
     return f"spam-transpile: lowered {lowered} of {checked} modules for Python {target}"
 
 
-def may_hold_match(raw: bytes) -> bool:
-    """Cheap pre-scan of a source's bytes: False means no match statement."""
-    return _MAY_MATCH.search(raw) is not None
-
-
 def lower_file_bytes(raw: bytes, display_name: str, target: str) -> Optional[bytes]:
     """The lowered file, in the source's own encoding; None when nothing changes.
 
     Raises :class:`BuildError` naming ``display_name``, line and column.
     """
+    # Files without a match statement are shipped untouched, without even
+    # being parsed, so a file using syntax the parser does not know yet
+    # cannot break a build.
     if not may_hold_match(raw):
         return None
     # Imported here: the import hook imports this package and needs LibCST

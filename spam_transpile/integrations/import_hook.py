@@ -36,8 +36,8 @@ from types import CodeType, ModuleType
 from typing import Dict, Iterable, Optional, Sequence, Union
 
 from spam_transpile import __version__
-from spam_transpile.files.cache import Cache
-from spam_transpile.errors import TranspileError
+from spam_transpile.files.cache import Cache, options_key
+from spam_transpile.errors import NotInstalled, TranspileError
 from spam_transpile.integrations import may_hold_match
 from spam_transpile.pipeline import transpile
 from spam_transpile.settings import parse_target
@@ -61,7 +61,7 @@ _PYC_HEADER_SIZE = 16
 
 def cache_options_key(target: str) -> str:
     """The :class:`Cache` key part for these options, as the CLI spells it."""
-    return f"target={target}"
+    return options_key(target)
 
 
 def _bytecode_tag(target: str) -> str:
@@ -145,7 +145,8 @@ class TranspilingLoader(importlib.machinery.SourceFileLoader):
             text = transpile(source.text, target=self.target, filename=path)
         except TranspileError as exc:
             _show_source_line(exc, source.text)
-            if self.cache is not None:
+            if self.cache is not None and not isinstance(exc, NotInstalled):
+                # An error about the source: the next import gets it at once.
                 self.cache.put_error(data, exc.msg, exc.lineno or 1, exc.offset or 1)
             # The lowering's own frames say nothing about the user's error.
             raise exc.with_traceback(None)

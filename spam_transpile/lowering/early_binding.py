@@ -25,6 +25,7 @@ reads before running any code, is stored in the guard
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import (
     Callable,
@@ -430,12 +431,8 @@ def place_at_first_read(
             stored = f"{name} := {part.expr[start:end]}"
             if not _whole_argument(part.expr, start, end):
                 stored = f"({stored})"
-            placed = Test(
-                part.expr[:start] + stored + replace(part.expr[end:]),
-                part.kind,
-                part.path,
-                part.fact,
-                part.readable,
+            placed = dataclasses.replace(
+                part, expr=part.expr[:start] + stored + replace(part.expr[end:])
             )
             later = [rewrite_cond(p, replace) for p in parts[at + 1 :]]
             rest = [

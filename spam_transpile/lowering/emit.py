@@ -16,8 +16,9 @@ assignments (``MatchEmitter._bind_in_body``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -125,31 +126,101 @@ def _cell_store(call: str, pairs: List[Tuple[str, str]]) -> str:
     return f"{call}(lambda: {cells}, {values})"
 
 
+@dataclass
+class Lines:
+    """Where a test spread over the lines of its case header stands: each
+    check goes on the line of its sub-pattern (``Test.line``), so a
+    traceback names the line CPython 3.10 names. The text is only ever
+    broken before an operand, inside the parentheses the caller wraps the
+    whole test in; lines never go back."""
+
+    #: the continuation lines' indentation
+    indent: str
+    #: the line (from the case line) the text reached
+    at: int = 0
+    #: the line of each capture's name (its first, in an or-pattern)
+    captures: Dict[str, int] = field(default_factory=dict)
+
+    def to(self, line: Optional[int]) -> str:
+        """The line breaks to write before what runs on ``line``."""
+        if line is None or line <= self.at:
+            return ""
+        gap, self.at = line - self.at, line
+        return "\n" * gap + self.indent
+
+    def wrote(self, text: str) -> str:
+        """``text``, written at the line reached: a line break inside it (a
+        string over several lines) moves that on."""
+        self.at += text.count("\n")
+        return text
+
+
+_LEADING_BREAK = re.compile(r"\n+[ \t]*")
+
+
+def split_break(text: str) -> Tuple[str, str]:
+    """``text``'s leading line breaks (from :class:`Lines`), and the rest."""
+    found = _LEADING_BREAK.match(text)
+    return ("", text) if found is None else (found.group(), text[found.end() :])
+
+
+def join_operands(texts: Sequence[str], operator: str) -> str:
+    """``texts`` joined by ``operator``, a line break before an operand
+    moved before the operator (``a\\n    and b``)."""
+    out = texts[0]
+    for text in texts[1:]:
+        brk, rest = split_break(text)
+        out += f"{brk}{operator} {rest}" if brk else f" {operator} {text}"
+    return out
+
+
+def _parenthesized(text: str) -> str:
+    brk, rest = split_break(text)
+    return f"{brk}({rest})"
+
+
 def render_cond(
-    cond: Cond, readable: bool = False, binder: Optional[Binder] = None
+    cond: Cond,
+    readable: bool = False,
+    binder: Optional[Binder] = None,
+    lines: Optional[Lines] = None,
 ) -> str:
     """``cond`` as one expression; ``True`` when it always holds.
 
     ``readable``: sequence and mapping checks read ``isinstance(v,
-    _spam.Sequence)``, which type checkers narrow on.
+    _spam.Sequence)``, which type checkers narrow on. ``lines``: each test
+    on the line of its sub-pattern.
     """
     if isinstance(cond, Test):
-        return _readable_test(cond) if readable else cond.expr
+        text = _readable_test(cond) if readable else cond.expr
+        return text if lines is None else lines.to(cond.line) + lines.wrote(text)
     if isinstance(cond, All):
         if not cond.parts:
             return "True"
-        return " and ".join(
-            _operand(part, "and", readable, binder) for part in cond.parts
+        return join_operands(
+            [_operand(part, "and", readable, binder, lines) for part in cond.parts],
+            "and",
         )
     if cond.stores:
         assert binder is not None, "stores need a binder"
-        return " or ".join(
-            f"({_operand(alt, 'and', readable, binder)} and "
-            f"{store_text(stores, binder, readable)})"
-            for alt, stores in zip(cond.alternatives, cond.stores)
+        return join_operands(
+            [
+                _parenthesized(
+                    join_operands(
+                        [
+                            _operand(alt, "and", readable, binder, lines),
+                            store_text(stores, binder, readable),
+                        ],
+                        "and",
+                    )
+                )
+                for alt, stores in zip(cond.alternatives, cond.stores)
+            ],
+            "or",
         )
-    return " or ".join(
-        _operand(alt, "or", readable, binder) for alt in cond.alternatives
+    return join_operands(
+        [_operand(alt, "or", readable, binder, lines) for alt in cond.alternatives],
+        "or",
     )
 
 
@@ -158,13 +229,17 @@ def _readable_test(test: Test) -> str:
 
 
 def _operand(
-    cond: Cond, within: str, readable: bool = False, binder: Optional[Binder] = None
+    cond: Cond,
+    within: str,
+    readable: bool = False,
+    binder: Optional[Binder] = None,
+    lines: Optional[Lines] = None,
 ) -> str:
-    text = render_cond(cond, readable, binder)
+    text = render_cond(cond, readable, binder, lines)
     if isinstance(cond, AnyOf) or (isinstance(cond, All) and within == "or"):
-        return f"({text})"
+        return _parenthesized(text)
     if isinstance(cond, Test) and (" or " in text or " if " in text):
-        return f"({text})"
+        return _parenthesized(text)
     return text
 
 
@@ -180,26 +255,47 @@ def render_value(value: Value, readable: bool = False) -> str:
 
 
 def store_text(
-    bindings: Tuple[Tuple[str, Value], ...], binder: Binder, readable: bool = False
+    bindings: Tuple[Tuple[str, Value], ...],
+    binder: Binder,
+    readable: bool = False,
+    lines: Optional[Lines] = None,
 ) -> str:
-    """One truthy expression storing every binding."""
+    """One truthy expression storing every binding; with ``lines``, each
+    store on the line of its capture (where one store is one binding)."""
     pairs = [(name, render_value(value, readable)) for name, value in bindings]
     if binder.store_all is not None:
         stores = binder.store_all(pairs)
-    else:
+        if lines is not None:
+            lines.wrote("".join(stores))
+    elif lines is None:
         stores = [binder.store(name, value) for name, value in pairs]
-    return "[" + ", ".join(stores) + "]"
+    else:
+        stores = [
+            lines.to(lines.captures.get(name)) + lines.wrote(binder.store(name, value))
+            for name, value in pairs
+        ]
+    if not stores:
+        return "[]"
+    brk, first = split_break(stores[0])
+    out = f"{brk}[{first}"
+    for store in stores[1:]:
+        brk, rest = split_break(store)
+        out += f",{brk}{rest}" if brk else f", {store}"
+    return out + "]"
 
 
-def case_test(pattern: LoweredPattern, binder: Binder) -> str:
+def case_test(
+    pattern: LoweredPattern, binder: Binder, lines: Optional[Lines] = None
+) -> str:
     """The test of one case without its guard; ``"True"`` if it always matches
-    and binds nothing."""
+    and binds nothing. With ``lines``, it may start with line breaks (its
+    first check is on a later line than ``case``)."""
     parts: List[str] = []
     if not is_true(pattern.cond):
-        parts.append(_operand(pattern.cond, "and", binder=binder))
+        parts.append(_operand(pattern.cond, "and", binder=binder, lines=lines))
     if pattern.bindings:
-        parts.append(store_text(pattern.bindings, binder))
-    return " and ".join(parts) if parts else "True"
+        parts.append(store_text(pattern.bindings, binder, lines=lines))
+    return join_operands(parts, "and") if parts else "True"
 
 
 def guard_operand(guard: cst.BaseExpression, text: str) -> str:

@@ -25,8 +25,8 @@ Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator, Tuple, Union
+from dataclasses import dataclass, field, replace
+from typing import Iterator, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,11 @@ class Test:
     fact: object = None
     #: how the readable layout spells it, when not as ``expr``
     readable: str = ""
+    #: keep-lines, a case header over several lines: the line (counted from
+    #: the ``case`` line) of the sub-pattern whose check this is, where
+    #: CPython 3.10 runs it; None where the header is one line. Not part
+    #: of what the test is: passes compare tests without it.
+    line: Optional[int] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,17 @@ def all_of(*conds: Cond) -> Cond:
         else:
             parts.append(cond)
     return parts[0] if len(parts) == 1 else All(tuple(parts))
+
+
+def placed(cond: Cond, line: int) -> Cond:
+    """``cond`` with its tests not placed yet placed on ``line`` (the
+    lowering of a sub-pattern places its own tests first)."""
+    if isinstance(cond, Test):
+        return replace(cond, line=line) if cond.line is None else cond
+    if isinstance(cond, All):
+        return All(tuple(placed(part, line) for part in cond.parts))
+    alternatives = tuple(placed(a, line) for a in cond.alternatives)
+    return AnyOf(alternatives, cond.stores)
 
 
 def is_true(cond: Cond) -> bool:

@@ -40,6 +40,7 @@ from spam_transpile.lowering.ir import (
     Value,
     all_of,
     is_true,
+    placed,
 )
 from spam_transpile.lowering.names import Names
 from spam_transpile.syntax.cstwalk import pattern_nodes
@@ -75,6 +76,11 @@ class Lowering:
         #: how many uses of the helper the emitters wrote so far
         self.uses = 0
         self._helper = ""
+        #: keep-lines, while a case header over several lines is lowered: the
+        #: line of a pattern node, counted from the ``case`` line
+        self.line_of: Optional[Callable[[cst.CSTNode], int]] = None
+        #: the pattern being lowered (the parent of those it lowers)
+        self._within: Optional[cst.MatchPattern] = None
 
     @property
     def used_helper(self) -> bool:
@@ -112,6 +118,33 @@ class Lowering:
         return LoweredPattern(cond, tuple(bindings))
 
     def lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
+        if self.line_of is None:
+            return self._lower(pattern, v)
+        # Each check goes on the line of the pattern CPython 3.10 runs it
+        # for (its compiler sets the line of every pattern node it enters).
+        within, self._within = self._within, pattern
+        try:
+            cond, bindings = self._lower(pattern, v)
+        finally:
+            self._within = within
+        return placed(cond, self.line_of(pattern)), bindings
+
+    def apart(self, sub: cst.MatchPattern) -> bool:
+        """Whether ``sub`` starts on another line than the pattern holding it:
+        a test reading an item, key or attribute for it (where CPython reads
+        it, on the holding pattern's line) cannot also compare it (on the
+        sub-pattern's line)."""
+        if self.line_of is None or self._within is None:
+            return False
+        return self.line_of(sub) != self.line_of(self._within)
+
+    def on_line_of(self, pattern: cst.MatchPattern, test: Test) -> Test:
+        """``test``, a check of ``pattern`` its parent writes, on its line."""
+        if self.line_of is None:
+            return test
+        return placed(test, self.line_of(pattern))  # type: ignore[return-value]
+
+    def _lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
         # Exact types: isinstance() on LibCST's classes goes through ABCMeta.
         if type(pattern) is cst.MatchAs:
             return lower_as(self, pattern, v)
@@ -220,7 +253,7 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
     literals = [e.pattern for e in p.patterns]
     if all(
         isinstance(e, cst.MatchValue) and _is_number_or_text(e.value) for e in literals
-    ):
+    ) and not any(low.apart(e) for e in literals):
         # ``v in (lit, ...)`` compares ``lit == v`` after an identity test:
         # for number, string and bytes literals that is ``v == lit``.
         text = ", ".join(
@@ -432,13 +465,16 @@ def _literal_test(
     to equal the sentinel; a value pattern's ``__eq__`` could.
     """
     if isinstance(pattern, cst.MatchSingleton):
-        return Test(f"{read} is {pattern.value.value}", "is", read)
+        return low.on_line_of(
+            pattern, Test(f"{read} is {pattern.value.value}", "is", read)
+        )
     if isinstance(pattern, cst.MatchValue) and _is_literal_key(pattern.value):
         # No number, string or bytes literal equals None either: a missing
         # value can read as None.
         if _is_number_or_text(pattern.value):
             read = read_or_none
-        return Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+        test = Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+        return low.on_line_of(pattern, test)
     return None
 
 
@@ -515,6 +551,9 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         # this key's lookup into its sub-pattern's test moves that test before
         # the later duplicate-key checks and the lookup after the earlier
         # sub-patterns: only where none of those can raise.
+        # (Kept where the sub-pattern is on a line of its own: its check
+        # then sits on that line, and only a ``get`` that raises, which
+        # CPython calls on the mapping's line, is reported there.)
         fold = not (dynamic and i < len(elements) - 1) and not _may_raise(
             low, [e.pattern for e in elements[:i]]
         )
@@ -618,7 +657,7 @@ def _keyword_reads(
         # As in a mapping pattern: every attribute is read before the
         # sub-patterns are tried, so a test of this attribute moves past
         # the earlier sub-patterns only where none of them can raise.
-        fold = not _may_raise(low, [p for p, _ in subs])
+        fold = not _may_raise(low, [p for p, _ in subs]) and not low.apart(pattern)
         if fold and not (attribute.isidentifier() and attribute in known_fields):
             missing = low.helper("MISSING")
             getattr_ = f"{low.b('getattr')}({v.text}, {attribute!r}"

@@ -16,13 +16,23 @@ never guessed.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-__all__ = ["MatchPositions", "in_source_order", "match_lines"]
+from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
+
+__all__ = [
+    "CaseLines",
+    "MatchPositions",
+    "case_lines",
+    "header_comments",
+    "in_source_order",
+    "match_lines",
+]
 
 
 def in_source_order(
@@ -127,3 +137,79 @@ class MatchPositions:
         if 1 <= line <= len(self._line_starts):
             return self._line_starts[line - 1]
         return None
+
+
+@dataclass
+class CaseLines:
+    """Where the parts of a case header over several lines start, counted
+    from its ``case`` line: what keep-lines output needs to put each check
+    on the line CPython 3.10 runs it on."""
+
+    #: id of each pattern node of the tree being lowered -> its line
+    nodes: Dict[int, int] = field(default_factory=dict)
+    #: each capture's line (its first, in an or-pattern)
+    captures: Dict[str, int] = field(default_factory=dict)
+    #: the guard's line, if any
+    guard: Optional[int] = None
+    #: the comments inside the pattern, by line
+    comments: Dict[int, str] = field(default_factory=dict)
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        return self.nodes[id(node)]
+
+
+def case_lines(
+    position: Callable[[cst.CSTNode], Tuple[int, int]],
+    original: cst.MatchCase,
+    updated: cst.MatchCase,
+) -> CaseLines:
+    """The lines of ``updated``'s pattern nodes (a copy of ``original``'s:
+    nothing in a pattern is rewritten), read from ``original``'s positions,
+    which exclude parentheses as CPython's do."""
+    case_line = position(original)[0]
+    lines = CaseLines()
+    for new, old in zip(
+        pattern_nodes(updated.pattern), pattern_nodes(original.pattern)
+    ):
+        # A value pattern's parentheses are its expression's: positions
+        # exclude the expression's own.
+        value: cst.CSTNode = old
+        if isinstance(old, (cst.MatchValue, cst.MatchSingleton)):
+            value = old.value
+        lines.nodes[id(new)] = position(value)[0] - case_line
+        name = getattr(old, "name", None) or getattr(old, "rest", None)
+        if isinstance(name, cst.Name):
+            lines.captures.setdefault(name.value, position(name)[0] - case_line)
+    for line, comment in header_comments(position, original):
+        lines.comments[line - case_line] = comment
+    guard = original.guard
+    if guard is not None:
+        # The guard is written with its parentheses: it starts at the first.
+        opening = "".join(_EMPTY.code_for_node(paren) for paren in guard.lpar)
+        lines.guard = position(guard)[0] - case_line - opening.count("\n")
+    return lines
+
+
+def header_comments(
+    position: Callable[[cst.CSTNode], Tuple[int, int]], case: cst.MatchCase
+) -> List[Tuple[int, str]]:
+    """``(line, text)`` of each comment in ``case``'s header before its guard
+    (the lowering writes the pattern anew; the guard keeps its own text),
+    in source order."""
+    parts = [
+        case.whitespace_after_case,
+        case.pattern,
+        case.whitespace_before_if,
+        case.whitespace_after_if,
+        case.whitespace_before_colon,
+    ]
+    found = [
+        (position(node), node.value)
+        for part in parts
+        for node in descendants(part)
+        if type(node) is cst.Comment
+    ]
+    return [(where[0], text) for where, text in sorted(found)]
+
+
+_EMPTY = cst.Module([])

@@ -45,7 +45,7 @@ from typing import (
 
 import libcst as cst
 
-from spam_transpile.errors import TranspileError
+from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -67,6 +67,8 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.lower import Subject
+from spam_transpile.lowering.positions import header_comments
+from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
 from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.scopes import bound_besides
@@ -148,23 +150,61 @@ class ReadableMatch:
             drop = not (self.subject_var is None and self._annotated_function())
             lowered = [keys.rewrite(pattern, drop) for pattern in lowered]
         lowered = [self._fields_once(pattern) for pattern in lowered]
+        added = [self.subject_var] if self.subject_var is not None else []
+        added += [length.name] if length is not None else []
+        added += list(keys.keys.values()) if keys is not None else []
+        # Module and class bodies: these are no attributes of theirs. Each
+        # body deletes them first thing (after its captures are read), so a
+        # ``break``, a ``continue`` or an exception in the body leaves none
+        # behind; and so does an ``else`` when no case matched.
+        self._doomed = added if self.scope_kind != "function" else []
         chain: Optional[Union[cst.If, cst.Else]] = None
+        if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
+            chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
         for index in reversed(range(len(cases))):
             chain = self._case(cases[index], lowered[index], index, chain)
         if isinstance(chain, cst.Else):  # a lone ``case _:``
             chain = cst.If(test=Raw("True"), body=chain.body)
         assert chain is not None
-        out.append(chain.with_changes(leading_lines=()))
+        out.append(chain.with_changes(leading_lines=self._lines_before_chain()))
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
-        added = [self.subject_var] if self.subject_var is not None else []
-        added += [length.name] if length is not None else []
-        added += list(keys.keys.values()) if keys is not None else []
-        if added and self.scope_kind != "function":
-            # Module and class bodies: these are no attributes of theirs.
-            out.append(_statement(f"del {', '.join(added)}"))
-        out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
+        first = out[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
+        out[0] = first.with_changes(
+            leading_lines=[*self.node.leading_lines, *first.leading_lines]
+        )
         return out
+
+    def _lines_before_chain(self) -> List[cst.EmptyLine]:
+        """What stood between ``match`` and the first ``case`` (comments,
+        blank lines), and the match line's own comment where no subject
+        assignment took it."""
+        lines = self._lines_before(0)
+        comment = self.node.whitespace_after_colon.comment
+        if comment is not None and self.subject_var is None:
+            lines.insert(0, cst.EmptyLine(comment=comment))
+        return lines
+
+    def _lines_before(self, index: int) -> List[cst.EmptyLine]:
+        """The lines before a case, then the comments its pattern held: the
+        test that replaces the pattern has no place for them."""
+        case = self.node.cases[index]
+        lines = list(case.leading_lines)
+        if any(type(node) is cst.Comment for node in descendants(case.pattern)):
+            original = self.original.cases[index]
+            lines += [
+                cst.EmptyLine(comment=cst.Comment(text))
+                for _, text in header_comments(self.owner.position, original)
+            ]
+        return lines
+
+    @staticmethod
+    def _always_matches(case: cst.MatchCase, pattern: LoweredPattern) -> bool:
+        return case.guard is None and is_true(pattern.cond)
+
+    def _delete(self) -> cst.SimpleStatementLine:
+        return _statement(f"del {', '.join(self._doomed)}")
 
     def _declarations(
         self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
@@ -266,7 +306,11 @@ class ReadableMatch:
         if isinstance(value, (cst.NamedExpr, cst.Tuple)) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         target = cst.AssignTarget(cst.Name(self.subject_var or "subject"))
-        return cst.SimpleStatementLine(body=[cst.Assign(targets=[target], value=value)])
+        # The match line's comment stays on the line that replaces it.
+        return cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[target], value=value)],
+            trailing_whitespace=self.node.whitespace_after_colon,
+        )
 
     def _case(
         self,
@@ -277,19 +321,23 @@ class ReadableMatch:
     ) -> Union[cst.If, cst.Else]:
         guard = case.guard
         body = _indented(case.body)
+        first: List[cst.BaseStatement] = []
         if guard is None and pattern.bindings:
-            body = body.with_changes(
-                body=[*self._binding_statements(case, pattern), *body.body]
-            )
-        last = index == len(self.node.cases) - 1
-        if last and index > 0 and guard is None and is_true(pattern.cond):
-            return cst.Else(body=body, leading_lines=case.leading_lines)
+            first += self._binding_statements(case, pattern)
+        if self._doomed:
+            first.append(self._delete())
+        if first:
+            kept = [] if _only_pass(body) else list(body.body)
+            body = body.with_changes(body=[*first, *kept])
+        last = index == len(self.node.cases) - 1 and orelse is None
+        if last and index > 0 and self._always_matches(case, pattern):
+            return cst.Else(body=body, leading_lines=self._lines_before(index))
         test = self._test(pattern, guard)
         return cst.If(
             test=Raw(test),
             body=body,
             orelse=orelse,
-            leading_lines=case.leading_lines,
+            leading_lines=self._lines_before(index),
         )
 
     def _test(
@@ -526,6 +574,19 @@ def _unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
     return f"{text} = {subject}"
 
 
+def _only_pass(body: cst.IndentedBlock) -> bool:
+    """A body that is one bare ``pass``, which what comes first replaces."""
+    if len(body.body) != 1 or body.footer:
+        return False
+    line = body.body[0]
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and [type(small) for small in line.body] == [cst.Pass]
+        and not line.leading_lines
+        and line.trailing_whitespace.comment is None
+    )
+
+
 def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
     if isinstance(body, cst.IndentedBlock):
         return body
@@ -598,9 +659,11 @@ def format_readable(source: str, output: str, filename: str) -> str:
     try:
         import black
     except ImportError:
-        raise TranspileError(
-            "the readable layout needs black 23.11 or newer "
-            "(pip install 'spam-transpile[readable]')",
+        # black is a dependency: only a broken install gets here.
+        raise NotInstalled(
+            "the readable layout needs black 23.11 or newer, which "
+            "spam-transpile depends on but cannot import here "
+            "(pip install 'black>=23.11')",
             filename=filename,
             lineno=1,
             offset=1,

@@ -18,6 +18,7 @@ some case always runs and every body can delete them (see
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
@@ -285,11 +286,11 @@ class SubjectFacts:
         temp = self.kinds.get(test.path) if test.kind == "kind" else None
         if temp:
             number = SEQUENCE if test.fact == "sequence" else MAPPING
-            return Test(f"{temp} == {number}", "kind", test.path, test.fact)
+            return dataclasses.replace(test, expr=f"{temp} == {number}", readable="")
         if is_length_test(test, self.subject) and self.length and in_sequence:
             assert isinstance(test.fact, tuple)
             op, n = test.fact
-            return Test(f"{self.length} {op} {n}", "len", test.path, test.fact)
+            return dataclasses.replace(test, expr=f"{self.length} {op} {n}")
         return test
 
 
@@ -424,7 +425,7 @@ class SharedKeys:
 def rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
     if isinstance(cond, Test):
         readable = rewrite(cond.readable) if cond.readable else cond.readable
-        return Test(rewrite(cond.expr), cond.kind, cond.path, cond.fact, readable)
+        return dataclasses.replace(cond, expr=rewrite(cond.expr), readable=readable)
     if isinstance(cond, All):
         return All(tuple(rewrite_cond(part, rewrite) for part in cond.parts))
     stores = tuple(

@@ -64,7 +64,7 @@ from spam_transpile.lowering.readable import ReadableMatch, place_readable_helpe
 from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
 from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
-from spam_transpile.lowering.positions import MatchPositions
+from spam_transpile.lowering.positions import CaseLines, MatchPositions, case_lines
 from spam_transpile.lowering.subject_facts import SubjectFacts
 from spam_transpile.lowering.scopes import (
     capture_names,
@@ -496,56 +496,18 @@ class MatchLowering(cst.CSTTransformer):
         return out, footer
 
 
-def spread_lines(text: str, lines: int, indent: str) -> str:
-    """``text`` over at most ``lines`` lines, broken before ``and``/``or``
-    inside parentheses it is wrapped in (never inside a string)."""
-    breaks = _break_points(text)
-    if not breaks:
+def _with_comments(text: str, comments: Dict[int, str]) -> str:
+    """``text`` (a test over a case header's lines, line for line) with the
+    header's comments back at the ends of their lines. Never on its last
+    line, whose ``)`` closes the test; a comment ends the line it is on in
+    the source, so no test part follows it there."""
+    if not comments:
         return text
-    target = len(text) / lines
-    chosen: List[int] = []
-    start = 0
-    for position in breaks:
-        if len(chosen) == lines - 1:
-            break
-        if position - start >= target:
-            chosen.append(position)
-            start = position
-    if not chosen:
-        return text
-    pieces = []
-    previous = 0
-    for position in chosen:
-        pieces.append(text[previous:position])
-        previous = position + 1  # the space before the operator
-    pieces.append(text[previous:])
-    return "(" + ("\n" + indent).join(pieces) + ")"
-
-
-def _break_points(text: str) -> List[int]:
-    """Offsets of the spaces before top-level-ish ``and``/``or`` operators."""
-    points = []
-    depth = 0
-    quote = ""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == " " and depth <= 3 and text.startswith((" and ", " or "), i):
-            points.append(i)
-        i += 1
-    return points
+    lines = text.split("\n")
+    for line, comment in comments.items():
+        if line < len(lines) - 1:
+            lines[line] += f"  {comment}"
+    return "\n".join(lines)
 
 
 def local_subject(
@@ -631,6 +593,11 @@ class MatchEmitter:
         self._guards: Dict[int, cst.BaseExpression] = {}
         #: case index -> the ``(name, value)`` its body starts by assigning
         self._body_stores: Dict[int, List[Tuple[str, str]]] = {}
+        #: keep-lines: case index -> where its header's parts start, for a
+        #: header over several lines
+        self._case_lines: Dict[int, Optional[CaseLines]] = {}
+        #: case index -> the line (from its case line) its test reached
+        self._reached: Dict[int, int] = {}
 
     # The subject is read once, on the match line. A stable local name can be
     # read again by each test (nothing between can rebind it), which keeps it
@@ -664,9 +631,7 @@ class MatchEmitter:
         )
         subject = self.subject_info or Subject(self.subject)
         uses_before = self.owner.lowering.uses
-        lowered = [
-            self.owner.lowering.lower_case(case.pattern, subject) for case in cases
-        ]
+        lowered = [self._lower_case(index, subject) for index in range(len(cases))]
         self.facts = SubjectFacts(
             self.names,
             self.owner.lowering.helper_name,
@@ -689,7 +654,7 @@ class MatchEmitter:
             pattern = self._reads_once(pattern, fields)
             pattern = self._store_in_guard(index, pattern, quiet)
             pattern = self._bind_in_body(index, pattern)
-            tests.append(self._pattern_test(pattern))
+            tests.append(self._pattern_test(pattern, index))
         self._all_temps += self.facts.temps
         first = self._subject_statement()
         split = self._literal_split(cases, first)
@@ -752,9 +717,7 @@ class MatchEmitter:
         lowering = self.owner.lowering
         inner: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(split.first)):
-            test = self._pattern_test(
-                lowering.lower_case(cases[index].pattern, split.name)
-            )
+            test = self._pattern_test(self._lower_case(index, split.name), index)
             inner = self._case_if(cases[index], test, index, inner, nested=True)
         outer: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(split.first, len(cases))):
@@ -1002,16 +965,28 @@ class MatchEmitter:
                 whitespace_before_colon=cst.SimpleWhitespace(""),
             )
         guard = self._guards.get(index, case.guard)
-        test = self._with_guard_and_cleanup(test_text, guard, last)
+        where = self._lines_of_case(index)
+        guard_break = ""
+        if where is not None and guard is not None:
+            # the guard on its own line, as written
+            lines = emit.Lines(self._continuation_indent(), self._reached[index])
+            guard_break = lines.to(where.guard)
+        test = self._with_guard_and_cleanup(test_text, guard, last, guard_break)
         header_lines = self._header_lines(case, index)
-        test_lines = self._newlines(test.value if isinstance(test, cst.Name) else "")
-        if header_lines and not test_lines and isinstance(test, cst.Name):
-            # A pattern written over several lines: so is its test.
-            indent = (self.node.indent or self.owner.module.default_indent) * 2
-            spread = spread_lines(test.value, header_lines + 1, indent)
-            test = RawExpression(spread)
-            test_lines = self._newlines(spread)
-        padding = max(0, header_lines - test_lines)
+        padding = 0
+        if where is not None:
+            # A header written over several lines: its test, each check on
+            # the line of its sub-pattern, starts on the case line and ends
+            # on the colon's, inside parentheses.
+            text = test.value
+            test_lines = self._newlines(text)
+            breaks = "\n" * max(0, header_lines - test_lines)
+            text = f"({text}{breaks})"
+            if test_lines <= header_lines:
+                text = _with_comments(text, where.comments)
+            test = RawExpression(text)
+        else:
+            padding = max(0, header_lines - self._newlines(test.value))
         return cst.If(
             test=test,
             body=body,
@@ -1052,7 +1027,41 @@ class MatchEmitter:
             )
         return text + code(case.whitespace_before_colon)
 
-    def _pattern_test(self, pattern: LoweredPattern) -> str:
+    def _lower_case(self, index: int, subject: Union[str, Subject]) -> LoweredPattern:
+        lowering = self.owner.lowering
+        lines = self._lines_of_case(index)
+        lowering.line_of = None if lines is None else lines.line_of
+        try:
+            return lowering.lower_case(self.node.cases[index].pattern, subject)
+        finally:
+            lowering.line_of = None
+
+    def _lines_of_case(self, index: int) -> Optional[CaseLines]:
+        """Where the parts of a keep-lines case header over several lines
+        start (None for a header on one line)."""
+        if index not in self._case_lines:
+            case = self.node.cases[index]
+            spread = self.layout == "keep-lines" and self._header_lines(case, index)
+            self._case_lines[index] = (
+                case_lines(self.owner.position, self.original.cases[index], case)
+                if spread
+                else None
+            )
+        return self._case_lines[index]
+
+    def _pattern_test(self, pattern: LoweredPattern, index: int) -> str:
+        where = self._lines_of_case(index)
+        lines = None
+        if where is not None:
+            lines = emit.Lines(self._continuation_indent(), 0, where.captures)
+        text = emit.case_test(pattern, self._binder(), lines)
+        self._reached[index] = 0 if lines is None else lines.at
+        return text
+
+    def _continuation_indent(self) -> str:
+        return (self.node.indent or self.owner.module.default_indent) * 2
+
+    def _binder(self) -> emit.Binder:
         modern = self.owner.target >= (3, 8)
         kind = self.scope.kind
         if kind == FUNCTION:
@@ -1074,20 +1083,25 @@ class MatchEmitter:
         else:
             namespace = f"{self.names.builtin('locals')}()"
             binder = emit.namespace_binder(namespace, self.owner.mangle)
-        return emit.case_test(pattern, binder)
+        return binder
 
     def _with_guard_and_cleanup(
-        self, test_text: str, guard: Optional[cst.BaseExpression], last: bool
-    ) -> cst.BaseExpression:
+        self,
+        test_text: str,
+        guard: Optional[cst.BaseExpression],
+        last: bool,
+        guard_break: str = "",
+    ) -> RawExpression:
         text = test_text
         if guard is not None:
             code = self.owner.code(guard)
             if "\n" in code:
                 # The guard keeps its own layout (and line breaks) inside
                 # parentheses.
-                text = f"{text} and ({code})"
+                operand = f"({code})"
             else:
-                text = f"{text} and {emit.guard_operand(guard, code.strip())}"
+                operand = emit.guard_operand(guard, code.strip())
+            text = emit.join_operands([text, guard_break + operand], "and")
         doomed = self._namespace_temps()
         if doomed:
             # Module and class bodies can drop names from an expression: the

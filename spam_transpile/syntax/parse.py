@@ -26,7 +26,7 @@ import libcst as cst
 
 from spam_transpile.checks.validate import is_pattern_rule_message
 from spam_transpile.errors import TranspileError
-from spam_transpile.syntax.prescan import may_contain_match
+from spam_transpile.syntax.prescan import may_hold_match
 
 __all__ = [
     "CPythonView",
@@ -38,7 +38,7 @@ __all__ = [
     "cpython_view",
     "cst_has_match_statement",
     "has_match_statement",
-    "may_contain_match",
+    "may_hold_match",
     "parse_source",
 ]
 
@@ -77,7 +77,7 @@ def parse_source(
     cpython = _cpython_syntax_error(original, filename)
     if cpython is not None:
         raise cpython
-    if not may_contain_match(original):
+    if not may_hold_match(original):
         raise Unparsable(filename)
     line, column = position or (1, 1)
     raise TranspileError(
