@@ -118,6 +118,31 @@ def cell_binder(
     return Binder(store=store, store_all=store_all)
 
 
+def class_binder(
+    names: Names,
+    target: Tuple[int, int],
+    declared: Tuple[frozenset, frozenset],
+    mangle: Callable[[str], str],
+) -> Binder:
+    """Stores in a class body without ``:=``: through its namespace
+    (``locals()``), but for the names the body declares (``declared``:
+    global ones, nonlocal ones), which a capture stores where the
+    declaration says, as ``:=`` would: in ``globals()``, or in the cell of
+    the enclosing function's variable (a lambda in the class body closes
+    over that cell, class scopes being invisible to it)."""
+    globals_, nonlocals = declared
+    namespace = namespace_binder(f"{names.builtin('locals')}()", mangle)
+    # (the helper's ``store`` is never called: each declared name is alone)
+    cells = cell_binder(names, target, globals_, mangle, "")
+
+    def store(name: str, value: str) -> str:
+        if name in globals_ or name in nonlocals:
+            return cells.store(name, value)
+        return namespace.store(name, value)
+
+    return Binder(store=store)
+
+
 def _cell_store(call: str, pairs: List[Tuple[str, str]]) -> str:
     names = [name for name, _ in pairs]
     cells = names[0] if len(names) == 1 else f"({', '.join(names)})"

@@ -324,6 +324,10 @@ class ReadableMatch:
                 owner.mangle,
                 owner.lowering.helper("store"),
             )
+        if scope.kind == "class":
+            return emit.class_binder(
+                owner.names, owner.target, scope.declarations(), owner.mangle
+            )
         return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
 
     def _binding_statements(

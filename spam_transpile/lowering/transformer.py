@@ -101,14 +101,15 @@ class Scope:
         return self.frame_read
 
     def declared_globals(self) -> frozenset:
-        return self._declarations()[0]
+        return self.declarations()[0]
 
     def declared_nonlocals(self) -> frozenset:
-        return self._declarations()[1]
+        return self.declarations()[1]
 
-    def _declarations(self) -> Tuple[frozenset, frozenset]:
+    def declarations(self) -> Tuple[frozenset, frozenset]:
+        """The names the function or class body declares global, nonlocal."""
         if self.declared is None:
-            assert isinstance(self.node, cst.FunctionDef)
+            assert isinstance(self.node, (cst.FunctionDef, cst.ClassDef))
             self.declared = declarations(self.node)
         return self.declared
 
@@ -1043,6 +1044,13 @@ class MatchEmitter:
             )
         elif modern:
             binder = emit.walrus_binder()
+        elif kind == CLASS:
+            binder = emit.class_binder(
+                self.names,
+                self.owner.target,
+                self.scope.declarations(),
+                self.owner.mangle,
+            )
         else:
             namespace = f"{self.names.builtin('locals')}()"
             binder = emit.namespace_binder(namespace, self.owner.mangle)
