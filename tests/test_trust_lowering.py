@@ -1125,3 +1125,82 @@ def test_program_is_a_sound_oracle(program: Program) -> None:
     assert native.problem is None, native.problem
     assert native.error is None, f"program raised on 3.10: {native.error}"
     assert native.stdout, "program prints nothing"
+
+
+# ---------------------------------------------------------------------------
+# Names bound behind the tool's back: both trees give the same answer
+# ---------------------------------------------------------------------------
+
+UNSEEN_BINDINGS = [
+    ("from m import *", True),
+    ("from m import (a, b)", False),
+    ("globals()['len'] = f", True),
+    ("globals().update(len=f)", True),
+    ("globals().setdefault('len', f)", True),
+    ("del globals()['x']", True),
+    ("g = globals()", True),
+    ("exec('len = 1', globals())", True),
+    ("[a, globals()['x']] = 1, 2", True),
+    ("for globals()['x'] in []: pass", True),
+    ("x = globals()['len']", False),
+    ("x = globals().get('len')", False),
+    ("x = 'len' in globals()", False),
+    ("x = [k for k in globals()]", False),
+    ("x = dict(globals())", False),
+    ("x = sorted(globals())", False),
+    ("vars()['len'] = f", True),
+    ("locals()['len'] = f", True),
+    ("def f():\n    vars()['len'] = 1", False),
+    ("def f():\n    return '{x}'.format(**locals())", False),
+    ("def f():\n    globals()['len'] = 1", True),
+    ("exec('len = 1')", True),
+    ("exec(code, ns)", False),
+    ("exec(code, globals=ns)", False),
+    ("exec(*args)", True),
+    ("eval('f()')", True),
+    ("import sys\nsetattr(sys.modules[__name__], 'len', f)", True),
+    ("import sys\nm = sys.modules.get(__name__)", True),
+    ("import importlib\nm = importlib.import_module(__name__)", True),
+    ("m = __import__(__name__)", True),
+    ("import logging\nlog = logging.getLogger(__name__)", False),
+    ("if __name__ == '__main__':\n    main()", False),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), UNSEEN_BINDINGS)
+def test_names_bound_where_the_tree_does_not_show_them(
+    source: str, expected: bool
+) -> None:
+    import ast
+
+    import libcst as cst
+
+    from spam_transpile.lowering.dynamic_names import (
+        ast_binds_unseen,
+        cst_binds_unseen,
+        may_rebind,
+    )
+
+    tree = ast.parse(source)
+    assert ast_binds_unseen(tree, list(ast.walk(tree))) is expected
+    found = may_rebind(source) and cst_binds_unseen(cst.parse_module(source))
+    assert found is expected
+
+
+def test_a_module_that_binds_no_name_unseen_spells_builtins_plainly() -> None:
+    source = dedent("""
+        import logging
+        log = logging.getLogger(__name__)
+        def f(v):
+            match v:
+                case [a, b]:
+                    return a
+                case {"k": int(k)}:
+                    return k
+        if __name__ == "__main__":
+            print(globals().get("f"))
+        """)
+    for layout in LAYOUTS:
+        out = transpile(source, target="3.9", layout=layout)
+        assert "builtins" not in out
+        assert "len(v) == 2" in out

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from spam_transpile.lowering.dynamic_names import ast_binds_unseen
 from spam_transpile.lowering.names import BINDERS, ast_bindings
 
 
@@ -44,6 +45,7 @@ class ModuleFacts:
         classes: Optional[Dict[str, KnownClass]] = None,
         statements: Optional[List[Tuple[bool, int]]] = None,
         bound: Optional[FrozenSet[str]] = None,
+        unseen: Optional[bool] = None,
     ) -> None:
         self._classes = classes or {}
         #: per top-level statement of the standard tree: whether it holds a
@@ -53,6 +55,10 @@ class ModuleFacts:
         #: every name the module binds in any scope (names.bound_names), from
         #: the same pass that counts the bindings
         self.bound = bound
+        #: whether the module may bind names no binding site shows (a star
+        #: import, a write through ``globals()``: dynamic_names); None
+        #: without a standard tree
+        self.unseen = unseen
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -68,6 +74,11 @@ def module_facts(
     if nodes is None:
         nodes = list(ast.walk(tree))
     counts = _binding_counts(nodes)
+    unseen = ast_binds_unseen(tree, nodes)
+    statements = _statement_facts(tree.body, nodes)
+    if unseen:
+        # Any name may be bound again where the tree does not show it.
+        return ModuleFacts({}, statements, frozenset(counts), unseen)
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
@@ -82,7 +93,7 @@ def module_facts(
             classes[node.name] = known
         elif _is_plain(node):
             plain[node.name] = True
-    return ModuleFacts(classes, _statement_facts(tree.body, nodes), frozenset(counts))
+    return ModuleFacts(classes, statements, frozenset(counts), unseen)
 
 
 def _statement_facts(
