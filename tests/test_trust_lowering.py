@@ -864,6 +864,27 @@ prog(
 )
 
 prog(
+    "dataclass-with-an-init-of-its-own",
+    """
+    from dataclasses import dataclass
+    @dataclass
+    class P:
+        x: int
+        y: int
+        def __init__(self, x):
+            self.x = x
+    def f(p):
+        match p:
+            case P(a, b):
+                return a, b
+            case P(a):
+                return a
+    print(f(P(1)))
+    """,
+    oldest="3.7",
+)
+
+prog(
     "match-args-still-known-where-nothing-changes-them",
     """
     class C:
@@ -1204,3 +1225,82 @@ def test_a_module_that_binds_no_name_unseen_spells_builtins_plainly() -> None:
         out = transpile(source, target="3.9", layout=layout)
         assert "builtins" not in out
         assert "len(v) == 2" in out
+
+
+KNOWN_CLASS_SOURCES = [
+    ("class C:\n    __match_args__ = ('a',)", True),
+    ("class C:\n    __match_args__ = ('a',)\nC.__match_args__ = ('b',)", False),
+    ("class C:\n    __match_args__ = ('a',)\nD = C\nD.__match_args__ = ('b',)", False),
+    (
+        "class C:\n    __match_args__ = ('a',)\nclass D:\n    __match_args__ = ('a',)\n"
+        "D.__match_args__ = ('b',)",
+        True,
+    ),
+    ("class C:\n    __match_args__ = ('a',)\nsetattr(C, '__match_args__', ())", False),
+    ("class C:\n    __match_args__ = ('a',)\nsetattr(C, 'other', ())", True),
+    ("class C:\n    __match_args__ = ('a',)\nsetattr(C, name, ())", False),
+    ("class C:\n    __match_args__ = ('a',)\ntype.__setattr__(C, name, ())", False),
+    (
+        "class C:\n    __match_args__ = ('a',)\nclass B:\n    def __setattr__(self, n, v):\n"
+        "        super().__setattr__(n, v)",
+        False,
+    ),
+    ("class C:\n    __match_args__ = ['a']", False),
+    ("class C:\n    __match_args__ = ('a',)\n    __match_args__ += ('b',)", False),
+    (
+        "class C:\n    __match_args__ = ('a',)\n    if x:\n        __match_args__ = ()",
+        False,
+    ),
+    ("class C:\n    __match_args__ = ('a',)\n    locals()['x'] = 1", False),
+    (
+        "class C:\n    __match_args__ = ('a',)\n    def f(self):\n        __match_args__ = 1",
+        True,
+    ),
+    ("@deco\nclass C:\n    __match_args__ = ('a',)", False),
+    ("class C(metaclass=M):\n    __match_args__ = ('a',)", False),
+    ("class B:\n    pass\nclass C(B):\n    __match_args__ = ('a',)", True),
+    ("class B(X):\n    pass\nclass C(B):\n    __match_args__ = ('a',)", False),
+    (
+        "class B(metaclass=M):\n    pass\nclass C(B):\n    __match_args__ = ('a',)",
+        False,
+    ),
+    (
+        "class B:\n    def __init_subclass__(cls):\n        pass\n"
+        "class C(B):\n    __match_args__ = ('a',)",
+        False,
+    ),
+    ("class C:\n    __match_args__ = ('a',)\nclass C:\n    pass", False),
+    ("from dataclasses import dataclass\n@dataclass\nclass C:\n    a: int", True),
+    ("import dataclasses\n@dataclasses.dataclass\nclass C:\n    a: int", True),
+    ("def dataclass(c):\n    return c\n@dataclass\nclass C:\n    a: int", False),
+    (
+        "from dataclasses import dataclass\ndataclass = f\n@dataclass\nclass C:\n    a: int",
+        False,
+    ),
+    ("from m import *\nclass C:\n    __match_args__ = ('a',)", False),
+]
+
+
+@pytest.mark.parametrize(("source", "known"), KNOWN_CLASS_SOURCES)
+def test_match_args_known_only_where_nothing_changes_them(
+    source: str, known: bool
+) -> None:
+    import ast
+
+    from spam_transpile.lowering.facts import module_facts
+
+    facts = module_facts(ast.parse(source))
+    assert (facts.known_class("C") is not None) is known
+
+
+def test_fields_of_a_dataclass_with_its_own_init_are_not_taken_as_set() -> None:
+    import ast
+
+    from spam_transpile.lowering.facts import module_facts
+
+    source = (
+        "from dataclasses import dataclass\n@dataclass\nclass C:\n    a: int\n"
+        "    def __init__(self):\n        pass"
+    )
+    known = module_facts(ast.parse(source)).known_class("C")
+    assert known is not None and known.match_args == ("a",) and known.fields == ()
