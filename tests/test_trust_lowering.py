@@ -374,6 +374,43 @@ prog(
 )
 
 prog(
+    "facts-in-each-run-of-cases",
+    """
+    import dt, re
+    def names(namespace):
+        # (the readable layout's own variables stay locals, by design)
+        own = re.compile(r"(subject|size)(_[0-9]+)?")
+        return [n for n in dt.names(namespace) if not own.fullmatch(n)]
+    def f(v):
+        match dt.same(v):
+            case [x] if v.append(9) or False:
+                print("a", names(locals()))
+            case [x] | [x, 0]:
+                print("b", names(locals()))
+            case [x, y] if v.append(8) or False:
+                print("c", names(locals()))
+            case [x, y]:
+                print("d", names(locals()))
+            case [x, y, z]:
+                print("e", x, y, z, names(locals()))
+            case [x, y, z, w]:
+                print("f", x, y, z, w, names(locals()))
+            case {"t": "a", **kw} if kw.pop("t", 1):
+                print("g", names(locals()))
+            case {"t": "a"}:
+                print("h", names(locals()))
+            case {"t": "b"} | {"t": "c"}:
+                print("i", names(locals()))
+            case {"t": t}:
+                print("j", t, names(locals()))
+            case _:
+                print("other", names(locals()))
+    for v in ([7], [1, 2], [5, 0], [3, 4, 5], {"t": "a"}, {"t": "c"}, {"t": 1}, 3):
+        f(v)
+    """,
+)
+
+prog(
     "guard-changes-length-computed-subject",
     """
     store = []
@@ -1304,3 +1341,61 @@ def test_fields_of_a_dataclass_with_its_own_init_are_not_taken_as_set() -> None:
     )
     known = module_facts(ast.parse(source)).known_class("C")
     assert known is not None and known.match_args == ("a",) and known.fields == ()
+
+
+# ---------------------------------------------------------------------------
+# Guards that cannot run code keep the facts shared
+# ---------------------------------------------------------------------------
+
+GUARDS = [
+    # (pattern, guard, may run code)
+    ("[x, *rest]", "rest", False),
+    ("[x, *rest]", "not rest", False),
+    ("[x, *rest]", "True and rest", False),
+    ("[x, *rest]", "len(rest) > 2", False),
+    ("[x, *rest]", "len(rest) > 2 and x is None", False),
+    ("{'k': v, **kw}", "kw or len(kw) == 0", False),
+    ("[x, *rest]", "x is not None", False),
+    ("[x, *rest]", "(n := len(rest)) > 1", False),
+    ("[x, *rest]", "1 if rest else 2", False),
+    ("[x, *rest]", "x", True),
+    ("[x, *rest]", "not x", True),
+    ("[x, *rest]", "x > 0", True),
+    ("[x, *rest]", "x in rest", True),
+    ("[x, *rest]", "rest == [1]", True),
+    ("[x, *rest]", "rest and x", True),
+    ("[x, *rest]", "f(rest)", True),
+    ("[x, *rest]", "rest[0]", True),
+    ("[x, *rest]", "x.y", True),
+    ("[x, *rest] | (x, *rest)", "rest", False),
+    ("[*x] | {'k': x}", "x", True),
+    ("[x, *rest]", "await rest", True),
+    ("[x, *rest]", "f'{x}'", True),
+]
+
+
+@pytest.mark.parametrize(("pattern", "guard", "expected"), GUARDS)
+def test_which_guards_may_run_code(pattern: str, guard: str, expected: bool) -> None:
+    import libcst as cst
+
+    from spam_transpile.lowering.guards import may_run_code
+
+    def builtin(name: str) -> str:
+        return name
+
+    source = f"async def f(v):\n    match v:\n        case {pattern} if {guard}:\n            pass\n"
+    function = cst.parse_module(source).body[0]
+    case = function.body.body[0].cases[0]  # type: ignore[attr-defined]
+    assert may_run_code(case.guard, case.pattern, True, builtin) is expected
+    # Outside a function a name's load may run code (a class namespace).
+    assert may_run_code(case.guard, case.pattern, False, builtin) is True
+
+
+def test_len_may_run_code_where_the_module_binds_the_name() -> None:
+    import libcst as cst
+
+    from spam_transpile.lowering.guards import may_run_code
+
+    source = "def f(v):\n    match v:\n        case [*r] if len(r):\n            pass\n"
+    case = cst.parse_module(source).body[0].body.body[0].cases[0]  # type: ignore
+    assert may_run_code(case.guard, case.pattern, True, lambda n: "_b." + n)

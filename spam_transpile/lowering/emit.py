@@ -16,6 +16,7 @@ assignments (``MatchEmitter._bind_in_body``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
@@ -188,9 +189,33 @@ def _operand(
     text = render_cond(cond, readable, binder)
     if isinstance(cond, AnyOf) or (isinstance(cond, All) and within == "or"):
         return f"({text})"
-    if isinstance(cond, Test) and (" or " in text or " if " in text):
+    if isinstance(cond, Test) and _loose(text):
         return f"({text})"
     return text
+
+
+_LOOSE = re.compile(r" (?:or|if) ")
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _loose(text: str) -> bool:
+    """Whether an ``or`` or ``if`` in ``text`` binds looser than ``and``:
+    one outside all brackets and strings (a string or a bracket holding one
+    is taken as such too, not worth reading further)."""
+    if not _LOOSE.search(text):
+        return False
+    depth = 0
+    for found in re.finditer(r"[][(){}'\"]| (?:or|if) ", text):
+        token = found.group()
+        if token in _OPENING:
+            depth += 1
+        elif token in _CLOSING:
+            depth -= 1
+        elif token in "'\"":
+            return True
+        elif depth == 0:
+            return True
+    return False
 
 
 def render_value(value: Value, readable: bool = False) -> str:

@@ -421,6 +421,17 @@ class SharedKeys:
         return False
 
 
+def stored_facts(statements: Sequence[str]) -> str:
+    """The facts' statements (``temp = value``, in order) as one truthy
+    expression that stores them: ``[temp := value, ...]``."""
+    stores = []
+    for statement in statements:
+        temp, value = statement.split(" = ", 1)
+        assert temp.isidentifier(), statement
+        stores.append(f"{temp} := {value}")
+    return f"[{', '.join(stores)}]"
+
+
 def rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:
     if isinstance(cond, Test):
         readable = rewrite(cond.readable) if cond.readable else cond.readable

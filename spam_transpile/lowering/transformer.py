@@ -47,13 +47,14 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
+from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
 from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
-from spam_transpile.lowering.subject_facts import SubjectFacts
+from spam_transpile.lowering.subject_facts import SubjectFacts, stored_facts
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -634,25 +635,27 @@ class MatchEmitter:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, subject) for case in cases
         ]
-        self.facts = SubjectFacts(
-            self.names,
-            self.owner.lowering.helper_name,
-            self.subject,
-            lowered if self._facts_hidden(cases) else [],
-            self.subject_info.elements or () if self.subject_info else (),
-            # Without a subject temporary, facts cost one more statement
-            # and a ``del`` per case: worth it from three tests on.
-            least=2 if self.subject_temp else 3,
-            # Module and class bodies pop each temporary in every test.
-            first_item=self.scope.kind == FUNCTION
-            and f"{self.subject}[0]" not in self.owner.source,
-            first_keys=self.scope.kind == FUNCTION
-            and f"{self.subject}.get(" not in self.owner.source,
+        # Facts hold until a guard that may run code: the match line
+        # computes those of the first run of cases, the first test of each
+        # later run those of its own (where ``:=`` can).
+        runs = segments(
+            [case.guard for case in cases],
+            [case.pattern for case in cases],
+            self.scope.kind == FUNCTION,
+            self.names.builtin,
         )
+        self.facts = self._subject_facts(lowered, *runs[0])
+        facts_of = [self.facts] * runs[0][1] + [None] * (len(cases) - runs[0][1])
+        later = self._later_facts(lowered, runs[1:])
+        for start, end, facts in later:
+            facts_of[start:end] = [facts] * (end - start)
         quiet = self._quiet_captures()
         fields: Dict[str, str] = {}
         for index, pattern in enumerate(lowered):
-            pattern = bind_early(self.facts.apply(pattern), quiet)
+            facts = facts_of[index]
+            if facts is not None:
+                pattern = facts.apply(pattern)
+            pattern = bind_early(pattern, quiet)
             pattern = self._reads_once(pattern, fields)
             pattern = self._store_in_guard(index, pattern, quiet)
             pattern = self._bind_in_body(index, pattern)
@@ -661,6 +664,14 @@ class MatchEmitter:
         self._all_temps += self.facts.temps
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
+        #: case index -> the temporaries bound once its test ran
+        self._case_temps = [list(self._all_temps) for _ in cases]
+        for start, _, facts in later:
+            if facts.statements:
+                tests[start] = f"{stored_facts(facts.statements)} and {tests[start]}"
+                self.owner.lowering.note_used(tests[start])
+                for temps in self._case_temps[start:]:
+                    temps += facts.temps
         first = self._subject_statement()
         split = self._literal_split(cases, first)
         if split is not None:
@@ -676,6 +687,39 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _subject_facts(
+        self, lowered: Sequence[LoweredPattern], start: int, end: int
+    ) -> SubjectFacts:
+        """The facts cases ``[start, end)`` share, computed before the first."""
+        return SubjectFacts(
+            self.names,
+            self.owner.lowering.helper_name,
+            self.subject,
+            lowered[start:end] if self._facts_hidden(self.node.cases) else [],
+            self.subject_info.elements or () if self.subject_info else (),
+            # Without a subject temporary, facts cost one more statement
+            # and a ``del`` per case: worth it from three tests on.
+            least=2 if self.subject_temp else 3,
+            # Module and class bodies pop each temporary in every test.
+            first_item=self.scope.kind == FUNCTION
+            and f"{self.subject}[0]" not in self.owner.source,
+            first_keys=self.scope.kind == FUNCTION
+            and f"{self.subject}.get(" not in self.owner.source,
+        )
+
+    def _later_facts(
+        self, lowered: Sequence[LoweredPattern], runs: Sequence[Tuple[int, int]]
+    ) -> List[Tuple[int, int, SubjectFacts]]:
+        """The facts of each run of cases after the first, computed by the
+        run's first test with ``:=`` (in a function, on 3.8+; elsewhere
+        those cases share none)."""
+        if self.scope.kind != FUNCTION or self.owner.target < (3, 8):
+            return []
+        return [
+            (start, end, self._subject_facts(lowered, start, end))
+            for start, end in runs
+        ]
 
     def _literal_split(
         self, cases: Sequence[cst.MatchCase], first: cst.SimpleStatementLine
@@ -953,7 +997,9 @@ class MatchEmitter:
         nested: bool = False,
     ) -> Union[cst.If, cst.Else]:
         last = index == len(self.node.cases) - 1
-        body = self._body(_as_body(case.body), nested, self._body_stores.get(index))
+        body = self._body(
+            _as_body(case.body), nested, self._body_stores.get(index), index
+        )
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
@@ -1097,11 +1143,12 @@ class MatchEmitter:
         body: Body,
         nested: bool = False,
         stores: Optional[List[Tuple[str, str]]] = None,
+        index: int = 0,
     ) -> Body:
         """The case body, at its column: one indent deeper than the case line,
         which is one deeper than the ``if`` unless ``nested`` in it; its first
         line starts with ``stores``, if any, then deletes the temporaries."""
-        body = self._deleting_temporaries(self._indented(body, nested))
+        body = self._deleting_temporaries(self._indented(body, nested), index)
         return _run_first(body, stores) if stores else body
 
     def _indented(self, body: Body, nested: bool) -> Body:
@@ -1123,12 +1170,13 @@ class MatchEmitter:
             body = body.with_changes(indent=outer + inner)
         return body
 
-    def _deleting_temporaries(self, body: Body) -> Body:
-        if self.scope.kind != FUNCTION or not self._all_temps:
+    def _deleting_temporaries(self, body: Body, index: int) -> Body:
+        temps = self._case_temps[index]  # (a later run's are unset before it)
+        if self.scope.kind != FUNCTION or not temps:
             return body
         if not self.scope.around and _returns_unseen(body, self._frame_quiet()):
             return body
-        return _delete_first(body, self._all_temps)
+        return _delete_first(body, temps)
 
 
 def _element_value(element: cst.BaseElement) -> cst.BaseExpression:
