@@ -87,7 +87,7 @@ prog(
                 BLUE = d
             case _:
                 pass
-    print(list(Color), Color.__members__.keys())
+    print(list(Color), list(Color.__members__))
     """,
 )
 
@@ -279,6 +279,27 @@ prog(
         out.append(list(E))
     make([5]); make(7)
     print(out)
+    """,
+)
+
+prog(
+    # The function has no line of simple statements of its own to declare
+    # the temporaries on: they live in globals() while the body runs.
+    "enum-body-in-function-with-no-simple-line",
+    """
+    import enum
+    made = []
+    def make(v):
+        class E(enum.Enum):
+            A = 0
+            match v:
+                case [x, y]:
+                    B = x + y
+                    made.append(B)
+                case _:
+                    made.append(-1)
+    make([1, 2]); make("s")
+    print(made, sorted(k for k in globals() if k.startswith("_spam_")))
     """,
 )
 

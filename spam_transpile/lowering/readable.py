@@ -177,6 +177,11 @@ class ReadableMatch:
         if added and self.scope_kind != "function":
             # Module and class bodies: these are no attributes of theirs.
             out.append(_statement(f"del {', '.join(added)}"))
+        if added and self.scope_kind == "class":
+            # A class body's namespace sees every store: they live in the
+            # enclosing function or the module (see class_temps).
+            holder = self.owner.class_temps_holder(added)
+            out.insert(0, _statement(f"{holder} {', '.join(added)}"))
         out[0] = out[0].with_changes(leading_lines=self.node.leading_lines)
         return out
 

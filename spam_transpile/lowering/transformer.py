@@ -47,6 +47,11 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
+from spam_transpile.lowering.class_temps import (
+    declaration_line,
+    declare_first,
+    declare_locals,
+)
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
@@ -87,6 +92,9 @@ class Scope:
     quiet: Optional[FrozenSet[str]] = None
     #: whether the function reads its own frame (early_binding.reads_own_frame)
     frame_read: Optional[bool] = None
+    #: temporaries of class bodies in it, to declare as its variables
+    #: (class_temps)
+    declare: Optional[List[str]] = None
 
     def quiet_captures(self) -> FrozenSet[str]:
         """Only asked where the function is known not to read its frame."""
@@ -333,8 +341,27 @@ class MatchLowering(cst.CSTTransformer):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        self.scopes.pop()
+        scope = self.scopes.pop()
+        if scope.declare and self.readable:
+            updated_node = declare_first(updated_node, scope.declare)
+        elif scope.declare:
+            # (the lowering adds lines, never removes one: it has one still)
+            updated_node = declare_locals(updated_node, scope.declare)
         return updated_node
+
+    def class_temps_holder(self, temps: List[str]) -> str:
+        """How a match statement in the class body being visited declares
+        its temporaries ``temps`` (see class_temps): "nonlocal" (then the
+        enclosing function declares them) or "global"."""
+        for scope in reversed(self.scopes[:-1]):
+            if scope.kind != FUNCTION:
+                continue
+            assert isinstance(scope.node, cst.FunctionDef)
+            if not self.readable and declaration_line(scope.node) is None:
+                break  # no line to declare them on
+            scope.declare = [*(scope.declare or []), *temps]
+            return "nonlocal"
+        return "global"
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.append(Scope(CLASS, node))
@@ -662,6 +689,10 @@ class MatchEmitter:
             tests.append(self._pattern_test(pattern))
             self.owner.lowering.note_used(tests[-1])
         self._all_temps += self.facts.temps
+        # A class body keeps them out of its namespace, which sees every store.
+        self._held = ""
+        if self.scope.kind == CLASS and self._all_temps:
+            self._held = self.owner.class_temps_holder(self._all_temps)
         for statement in self.facts.statements:
             self.owner.lowering.note_used(statement)
         #: case index -> the temporaries bound once its test ran
@@ -938,8 +969,13 @@ class MatchEmitter:
                 )
             ]
         facts = [cst.Expr(RawExpression(text)) for text in self.facts.statements]
+        declared: List[cst.BaseSmallStatement] = []
+        if self._held:
+            names = [cst.NameItem(cst.Name(name)) for name in self._all_temps]
+            kind = cst.Global if self._held == "global" else cst.Nonlocal
+            declared.append(kind(names=names))
         return cst.SimpleStatementLine(
-            body=[*smalls, *facts, *self._declare_captures_local()],
+            body=[*declared, *smalls, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
@@ -1125,15 +1161,21 @@ class MatchEmitter:
         return RawExpression(text)
 
     def _namespace_temps(self) -> List[str]:
-        """Temporaries a module or class body must drop once a case is chosen
-        (or none matched): every one any case stored, as earlier cases may
-        have stored some before failing. Functions cannot drop names."""
-        return [] if self.scope.kind == FUNCTION else self._all_temps
+        """Temporaries a module body, or a class body that keeps them in
+        globals(), must drop once a case is chosen (or none matched): every
+        one any case stored, as earlier cases may have stored some before
+        failing. Functions cannot drop names (nor a class body its
+        function's)."""
+        if self.scope.kind == FUNCTION or self._held == "nonlocal":
+            return []
+        return self._all_temps
 
     def _pop(self, names: List[str]) -> str:
-        # In module and class bodies locals() is the namespace itself; the
-        # list is truthy whatever the values were.
+        # In a module body locals() is the namespace itself; the list is
+        # truthy whatever the values were.
         namespace = f"{self.names.builtin('locals')}()"
+        if self._held == "global":
+            namespace = f"{self.names.builtin('globals')}()"
         return "[" + ", ".join(f"{namespace}.pop({n!r}, None)" for n in names) + "]"
 
     # -- bodies -----------------------------------------------------------------
@@ -1172,9 +1214,13 @@ class MatchEmitter:
 
     def _deleting_temporaries(self, body: Body, index: int) -> Body:
         temps = self._case_temps[index]  # (a later run's are unset before it)
-        if self.scope.kind != FUNCTION or not temps:
+        if not (self.scope.kind == FUNCTION or self._held == "nonlocal") or not temps:
             return body
-        if not self.scope.around and _returns_unseen(body, self._frame_quiet()):
+        if (
+            self.scope.kind == FUNCTION
+            and not self.scope.around
+            and _returns_unseen(body, self._frame_quiet())
+        ):
             return body
         return _delete_first(body, temps)
 
