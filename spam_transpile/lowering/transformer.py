@@ -6,14 +6,16 @@ lays the result out so that every original line keeps its number:
 - the match line becomes statements on that line: ``temp = subject``, or
   just ``subject`` (``a; b`` for ``match a, b:``) when the subject is made
   of stable local names, then the facts the cases share
-  (:mod:`.subject_facts`);
+  (:mod:`.subject_facts`) up to a guard that may run code (:mod:`.guards`;
+  the first test after it computes them again);
 - each case line becomes the ``if``/``elif`` line of that case, its body
   kept as written;
 - blank lines stand in for lines a multi-line header no longer needs.
 
 Temporaries never outlive the statement where it can be helped: function
 bodies delete the subject temporary at the start of the chosen case body;
-module and class bodies remove temporaries from the namespace in the tests.
+module bodies remove temporaries from the namespace in the tests. A class
+body stores none in its namespace (:mod:`.class_temps`).
 """
 
 from __future__ import annotations
