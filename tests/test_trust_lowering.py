@@ -1043,6 +1043,23 @@ prog(
     """,
 )
 
+prog(
+    # ``__import__`` is a name of the module's too: the builtins are reached
+    # through ``__builtins__``, a dict in an imported module.
+    "builtin-names-and-import-bound-by-the-module",
+    """
+    def g(__import__, len, isinstance, type):
+        return 0
+    def f(v):
+        match v:
+            case [x, y]:
+                return x
+            case {"k": k}:
+                return k
+    print(f([1, 2]), f({"k": 3}), f(4))
+    """,
+)
+
 # ---------------------------------------------------------------------------
 # 13. Captures declared global or nonlocal
 # ---------------------------------------------------------------------------
