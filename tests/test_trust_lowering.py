@@ -1345,6 +1345,17 @@ KNOWN_CLASS_SOURCES = [
         False,
     ),
     ("class C:\n    __match_args__ = ('a',)\nclass C:\n    pass", False),
+    # its own __init_subclass__ runs for its subclasses, not for itself
+    (
+        "class C:\n    __match_args__ = ('a',)\n"
+        "    def __init_subclass__(cls):\n        pass",
+        True,
+    ),
+    (
+        "class A:\n    def __init_subclass__(cls):\n        pass\n"
+        "class B(A):\n    pass\nclass C(B):\n    __match_args__ = ('a',)",
+        False,
+    ),
     ("from dataclasses import dataclass\n@dataclass\nclass C:\n    a: int", True),
     ("import dataclasses\n@dataclasses.dataclass\nclass C:\n    a: int", True),
     ("def dataclass(c):\n    return c\n@dataclass\nclass C:\n    a: int", False),

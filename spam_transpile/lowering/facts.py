@@ -113,6 +113,9 @@ def module_facts(
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
+    #: classes of the above that define ``__init_subclass__``: no base for
+    #: a class with facts
+    hooked: Set[str] = set()
     for node in tree.body:
         if (
             not isinstance(node, ast.ClassDef)
@@ -120,7 +123,7 @@ def module_facts(
             or node.name in set_elsewhere
         ):
             continue
-        bases = _base_fields(node, classes, plain)
+        bases = _base_fields(node, classes, plain, hooked)
         if bases is None or not _body_keeps_match_args(node):
             continue
         known = _known_class(node, bases, dataclass)
@@ -129,10 +132,9 @@ def module_facts(
         elif _is_plain(node):
             plain[node.name] = True
         if _defines(node, "__init_subclass__"):
-            # It runs for each subclass, after its body: it may set the
-            # subclass's ``__match_args__``.
-            classes.pop(node.name, None)
-            plain.pop(node.name, None)
+            # It runs for each subclass (and theirs), after its body: it may
+            # set the subclass's ``__match_args__``. Not for the class itself.
+            hooked.add(node.name)
     return ModuleFacts(classes, statements, frozenset(counts), unseen)
 
 
@@ -306,18 +308,22 @@ _MATCH = getattr(ast, "Match", None)  # 3.10+; without it, no node is one
 
 
 def _base_fields(
-    node: ast.ClassDef, classes: Dict[str, KnownClass], plain: Dict[str, bool]
+    node: ast.ClassDef,
+    classes: Dict[str, KnownClass],
+    plain: Dict[str, bool],
+    hooked: Set[str],
 ) -> Optional[Tuple[str, ...]]:
     """The dataclass fields ``node`` inherits, or None if a base is unknown.
 
     Bases must be classes of this module defined above it: plain ones (no
-    dataclass, no ``__match_args__``) or dataclasses, whose fields come first.
+    dataclass, no ``__match_args__``) or dataclasses, whose fields come first;
+    none ``hooked`` (its ``__init_subclass__`` runs for ``node``).
     """
     if node.keywords:
         return None
     fields: Tuple[str, ...] = ()
     for base in node.bases:
-        if not isinstance(base, ast.Name):
+        if not isinstance(base, ast.Name) or base.id in hooked:
             return None
         if base.id in plain:
             continue
