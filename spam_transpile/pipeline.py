@@ -42,6 +42,11 @@ from spam_transpile.lowering.names import (
     identifiers_in,
     standard_ast,
 )
+from spam_transpile.lowering.dynamic_names import (
+    cst_binds_unseen,
+    may_rebind,
+    shadowed_builtins,
+)
 from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, module_facts
@@ -292,7 +297,10 @@ def _lower_module(
         facts = module_facts(tree, nodes)
     # The facts counted the module's bindings: the same names, one walk.
     bound = facts.bound if facts.bound is not None else bound_names(module)
-    names = Names(identifiers_in(source), bound)
+    unseen = facts.unseen
+    if unseen is None:
+        unseen = may_rebind(source) and cst_binds_unseen(module)
+    names = Names(identifiers_in(source), shadowed_builtins(bound, unseen))
     transformer = MatchLowering(
         module,
         names,

@@ -119,6 +119,31 @@ def cell_binder(
     return Binder(store=store, store_all=store_all)
 
 
+def class_binder(
+    names: Names,
+    target: Tuple[int, int],
+    declared: Tuple[frozenset, frozenset],
+    mangle: Callable[[str], str],
+) -> Binder:
+    """Stores in a class body without ``:=``: through its namespace
+    (``locals()``), but for the names the body declares (``declared``:
+    global ones, nonlocal ones), which a capture stores where the
+    declaration says, as ``:=`` would: in ``globals()``, or in the cell of
+    the enclosing function's variable (a lambda in the class body closes
+    over that cell, class scopes being invisible to it)."""
+    globals_, nonlocals = declared
+    namespace = namespace_binder(f"{names.builtin('locals')}()", mangle)
+    # (the helper's ``store`` is never called: each declared name is alone)
+    cells = cell_binder(names, target, globals_, mangle, "")
+
+    def store(name: str, value: str) -> str:
+        if name in globals_ or name in nonlocals:
+            return cells.store(name, value)
+        return namespace.store(name, value)
+
+    return Binder(store=store)
+
+
 def _cell_store(call: str, pairs: List[Tuple[str, str]]) -> str:
     names = [name for name, _ in pairs]
     cells = names[0] if len(names) == 1 else f"({', '.join(names)})"
@@ -238,9 +263,33 @@ def _operand(
     text = render_cond(cond, readable, binder, lines)
     if isinstance(cond, AnyOf) or (isinstance(cond, All) and within == "or"):
         return _parenthesized(text)
-    if isinstance(cond, Test) and (" or " in text or " if " in text):
+    if isinstance(cond, Test) and _loose(text):
         return _parenthesized(text)
     return text
+
+
+_LOOSE = re.compile(r" (?:or|if) ")
+_OPENING, _CLOSING = "([{", ")]}"
+
+
+def _loose(text: str) -> bool:
+    """Whether an ``or`` or ``if`` in ``text`` binds looser than ``and``:
+    one outside all brackets and strings (a string or a bracket holding one
+    is taken as such too, not worth reading further)."""
+    if not _LOOSE.search(text):
+        return False
+    depth = 0
+    for found in re.finditer(r"[][(){}'\"]| (?:or|if) ", text):
+        token = found.group()
+        if token in _OPENING:
+            depth += 1
+        elif token in _CLOSING:
+            depth -= 1
+        elif token in "'\"":
+            return True
+        elif depth == 0:
+            return True
+    return False
 
 
 def render_value(value: Value, readable: bool = False) -> str:

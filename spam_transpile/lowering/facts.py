@@ -11,7 +11,27 @@ a class pattern names it. For such a class:
   or ``kw_only``, and with no base classes, gives the fields as 3.10 does:
   annotated names in order, ``ClassVar`` left out, ``field(init=False)``
   left out. Its ``__init__`` sets every such field, so they are read
-  directly (``p.x``) without a missing-attribute check.
+  directly (``p.x``) without a missing-attribute check (not where the class
+  has an ``__init__`` of its own, which dataclasses keeps).
+
+Such a fact is used only where nothing in the module can change it after
+the class body ran:
+
+- no name of the module is bound where the tree does not show it (a star
+  import, a write through ``globals()``: :mod:`.dynamic_names`);
+- nothing sets or deletes the class's ``__match_args__`` outside its body
+  (``C.__match_args__ = ...``, ``setattr(C, "__match_args__", ...)``), and
+  nothing sets any class's where the tree cannot tell which
+  (``cls.__match_args__ = ...``, ``setattr(C, name, ...)``,
+  ``type.__setattr__(...)``): then no class has facts;
+- its body binds ``__match_args__`` once, by assignment (no ``+=``, no
+  second binding, no write through ``locals()``), and it has no decorator
+  but the standard ``dataclass`` (a function merely named ``dataclass`` is
+  not it);
+- no metaclass keyword, and its bases are classes of the module with facts,
+  or "plain" ones (no decorator, keyword, ``__match_args__`` or
+  annotations, bases of the same kind); no base defines
+  ``__init_subclass__``, which runs after the subclass's body.
 
 Only the standard parser's tree is read (Python 3.10+ runs the tool there);
 without it there are no facts and every class is looked up at run time.
@@ -23,8 +43,9 @@ import ast
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
+from spam_transpile.lowering.dynamic_names import ast_binds_unseen
 from spam_transpile.lowering.names import BINDERS, ast_bindings
 
 
@@ -44,6 +65,7 @@ class ModuleFacts:
         classes: Optional[Dict[str, KnownClass]] = None,
         statements: Optional[List[Tuple[bool, int]]] = None,
         bound: Optional[FrozenSet[str]] = None,
+        unseen: Optional[bool] = None,
     ) -> None:
         self._classes = classes or {}
         #: per top-level statement of the standard tree: whether it holds a
@@ -53,6 +75,10 @@ class ModuleFacts:
         #: every name the module binds in any scope (names.bound_names), from
         #: the same pass that counts the bindings
         self.bound = bound
+        #: whether the module may bind names no binding site shows (a star
+        #: import, a write through ``globals()``: dynamic_names); None
+        #: without a standard tree
+        self.unseen = unseen
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -68,21 +94,184 @@ def module_facts(
     if nodes is None:
         nodes = list(ast.walk(tree))
     counts = _binding_counts(nodes)
+    unseen = ast_binds_unseen(tree, nodes)
+    statements = _statement_facts(tree.body, nodes)
+    if unseen:
+        # Any name may be bound again where the tree does not show it.
+        return ModuleFacts({}, statements, frozenset(counts), unseen)
+    set_elsewhere = _match_args_set_elsewhere(nodes)
+    class_names = {
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and counts[node.name] == 1
+    }
+    if set_elsewhere is None or not set_elsewhere <= class_names:
+        # Some class's ``__match_args__`` is set where the tree cannot tell
+        # which (through a name that may be any class): none is known.
+        return ModuleFacts({}, statements, frozenset(counts), unseen)
+    dataclass = _dataclass_spellings(tree, counts)
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
+    #: classes of the above that define ``__init_subclass__``: no base for
+    #: a class with facts
+    hooked: Set[str] = set()
     for node in tree.body:
-        if not isinstance(node, ast.ClassDef) or counts[node.name] != 1:
+        if (
+            not isinstance(node, ast.ClassDef)
+            or counts[node.name] != 1
+            or node.name in set_elsewhere
+        ):
             continue
-        bases = _base_fields(node, classes, plain)
-        if bases is None:
+        bases = _base_fields(node, classes, plain, hooked)
+        if bases is None or not _body_keeps_match_args(node):
             continue
-        known = _known_class(node, bases)
+        known = _known_class(node, bases, dataclass)
         if known is not None:
             classes[node.name] = known
         elif _is_plain(node):
             plain[node.name] = True
-    return ModuleFacts(classes, _statement_facts(tree.body, nodes), frozenset(counts))
+        if _defines(node, "__init_subclass__"):
+            # It runs for each subclass (and theirs), after its body: it may
+            # set the subclass's ``__match_args__``. Not for the class itself.
+            hooked.add(node.name)
+    return ModuleFacts(classes, statements, frozenset(counts), unseen)
+
+
+def _match_args_set_elsewhere(nodes: Sequence[ast.AST]) -> Optional[FrozenSet[str]]:
+    """The names of the classes whose ``__match_args__`` the module sets or
+    deletes outside their bodies (``C.__match_args__ = ...``,
+    ``setattr(C, "__match_args__", ...)``); None where it may set some
+    class's without saying which (``cls.__match_args__ = ...`` in an
+    ``__init_subclass__`` or a decorator, ``setattr(C, name, ...)``,
+    ``type.__setattr__(cls, ...)``)."""
+    named: Set[str] = set()
+    for node in nodes:
+        kind = type(node)
+        if kind is ast.Attribute:
+            if node.attr != "__match_args__" or type(node.ctx) is ast.Load:  # type: ignore[attr-defined]
+                continue
+            owner = node.value  # type: ignore[attr-defined]
+            if not isinstance(owner, ast.Name):
+                return None
+            named.add(owner.id)
+        elif kind is ast.Call:
+            target = _set_attribute_target(node)  # type: ignore[arg-type]
+            if target is _UNKNOWN:
+                return None
+            if target is not None:
+                named.add(target)  # type: ignore[arg-type]
+    return frozenset(named)
+
+
+_UNKNOWN = object()
+_SETTERS = frozenset(["setattr", "delattr"])
+_SETTER_METHODS = frozenset(["__setattr__", "__delattr__"])
+
+
+def _set_attribute_target(call: ast.Call) -> object:
+    """For a call that may set ``__match_args__``: the name of the class
+    it sets it on, or ``_UNKNOWN``; None for any other call."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _SETTERS:
+        args = call.args
+        if any(isinstance(a, ast.Starred) for a in args[:2]) or call.keywords:
+            return _UNKNOWN
+        if len(args) < 2:
+            return None  # a TypeError, not a store
+        name = args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return _UNKNOWN  # which attribute: only the running program knows
+        if name.value != "__match_args__":
+            return None
+        return args[0].id if isinstance(args[0], ast.Name) else _UNKNOWN
+    if isinstance(func, ast.Attribute) and func.attr in _SETTER_METHODS:
+        # ``type.__setattr__(cls, name, v)``; ``super().__setattr__(name, v)``
+        unbound = isinstance(func.value, ast.Name) and func.value.id in (
+            "type",
+            "object",
+        )
+        index = 1 if unbound else 0
+        args = call.args
+        if len(args) <= index or any(
+            isinstance(a, ast.Starred) for a in args[: index + 1]
+        ):
+            return _UNKNOWN
+        name = args[index]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return _UNKNOWN if name.value == "__match_args__" else None
+        return _UNKNOWN
+    return None
+
+
+def _dataclass_spellings(tree: ast.Module, counts: "Counter[str]") -> FrozenSet[str]:
+    """How the module spells ``dataclasses.dataclass``: ``dataclass`` where
+    ``from dataclasses import dataclass`` binds that name and nothing else
+    does, ``dataclasses`` where ``import dataclasses`` does (a function of
+    its own merely named ``dataclass`` is not the standard one)."""
+    found: Set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom) and statement.module == "dataclasses":
+            for alias in statement.names:
+                if alias.name == "dataclass" and alias.asname in (None, "dataclass"):
+                    found.add("dataclass")
+        elif isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.name == "dataclasses" and alias.asname in (
+                    None,
+                    "dataclasses",
+                ):
+                    found.add("dataclasses")
+    return frozenset(name for name in found if counts[name] == 1)
+
+
+def _class_scope(node: ast.ClassDef) -> List[ast.AST]:
+    """The nodes of the class body's own scope (not the bodies of the
+    functions, classes and lambdas in it)."""
+    found: List[ast.AST] = []
+    todo: List[ast.AST] = list(node.body)
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo += current.decorator_list + current.args.defaults
+            todo += [d for d in current.args.kw_defaults if d is not None]
+        elif isinstance(current, ast.ClassDef):
+            todo += current.decorator_list + current.bases
+            todo += [k.value for k in current.keywords]
+        elif not isinstance(current, ast.Lambda):
+            todo.extend(ast.iter_child_nodes(current))
+    return found
+
+
+_NAMESPACE_CALLS = frozenset(["locals", "vars", "exec", "eval"])
+
+
+def _body_keeps_match_args(node: ast.ClassDef) -> bool:
+    """Whether the class body binds ``__match_args__`` at most once, and
+    by nothing but a plain assignment (no ``+=``, ``del``, loop or import;
+    no write through ``locals()`` or ``vars()``, which are its namespace)."""
+    bindings = 0
+    for part in _class_scope(node):
+        if type(part) is ast.Call:
+            func = part.func  # type: ignore[attr-defined]
+            if isinstance(func, ast.Name) and func.id in _NAMESPACE_CALLS:
+                return False
+        for name in ast_bindings(part):
+            if name == "__match_args__":
+                bindings += 1
+        if isinstance(part, ast.AugAssign) and _is_name(part.target, "__match_args__"):
+            return False
+    return bindings <= 1
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _defines(node: ast.ClassDef, name: str) -> bool:
+    """Whether the class body binds ``name`` in its own scope."""
+    return any(name in ast_bindings(part) for part in _class_scope(node))
 
 
 def _statement_facts(
@@ -119,18 +308,22 @@ _MATCH = getattr(ast, "Match", None)  # 3.10+; without it, no node is one
 
 
 def _base_fields(
-    node: ast.ClassDef, classes: Dict[str, KnownClass], plain: Dict[str, bool]
+    node: ast.ClassDef,
+    classes: Dict[str, KnownClass],
+    plain: Dict[str, bool],
+    hooked: Set[str],
 ) -> Optional[Tuple[str, ...]]:
     """The dataclass fields ``node`` inherits, or None if a base is unknown.
 
     Bases must be classes of this module defined above it: plain ones (no
-    dataclass, no ``__match_args__``) or dataclasses, whose fields come first.
+    dataclass, no ``__match_args__``) or dataclasses, whose fields come first;
+    none ``hooked`` (its ``__init_subclass__`` runs for ``node``).
     """
     if node.keywords:
         return None
     fields: Tuple[str, ...] = ()
     for base in node.bases:
-        if not isinstance(base, ast.Name):
+        if not isinstance(base, ast.Name) or base.id in hooked:
             return None
         if base.id in plain:
             continue
@@ -144,6 +337,7 @@ def _base_fields(
 def _is_plain(node: ast.ClassDef) -> bool:
     return (
         not node.decorator_list
+        and not node.keywords
         and _literal_match_args(node) is None
         and not any(isinstance(s, ast.AnnAssign) for s in node.body)
         and not any(
@@ -156,18 +350,24 @@ def _is_plain(node: ast.ClassDef) -> bool:
 
 
 def _known_class(
-    node: ast.ClassDef, inherited: Tuple[str, ...]
+    node: ast.ClassDef, inherited: Tuple[str, ...], dataclass: FrozenSet[str]
 ) -> Optional[KnownClass]:
+    is_dataclass = _is_plain_dataclass(node, dataclass)
+    if node.decorator_list and not is_dataclass:
+        return None  # a decorator may set ``__match_args__`` or replace the class
     own = _literal_match_args(node)
+    # dataclasses keeps an ``__init__`` of the class's own, which may leave
+    # a field unset
+    set_by_init = is_dataclass and not _defines(node, "__init__")
     if own is not None:
-        fields = _dataclass_fields(node) if _is_plain_dataclass(node) else None
+        fields = _dataclass_fields(node) if set_by_init else None
         return KnownClass(own, tuple(f for f in (fields or ()) if f in own))
-    if _is_plain_dataclass(node):
+    if is_dataclass:
         fields = _dataclass_fields(node)
         if fields is not None:
             # A field redefined in the subclass keeps its place (dataclasses).
             merged = inherited + tuple(f for f in fields if f not in inherited)
-            return KnownClass(merged, merged, merged)
+            return KnownClass(merged, merged if set_by_init else (), merged)
     return None
 
 
@@ -199,7 +399,9 @@ def _is_str_tuple(value: Optional[ast.expr]) -> bool:
     )
 
 
-def _is_plain_dataclass(node: ast.ClassDef) -> bool:
+def _is_plain_dataclass(node: ast.ClassDef, spellings: FrozenSet[str]) -> bool:
+    """``@dataclass`` (or ``@dataclasses.dataclass``) alone, as the module
+    spells the standard one (``spellings``: _dataclass_spellings)."""
     if len(node.decorator_list) != 1:
         return False
     decorator = node.decorator_list[0]
@@ -209,11 +411,16 @@ def _is_plain_dataclass(node: ast.ClassDef) -> bool:
         if decorator.args:
             return False
         decorator = decorator.func
-    named = (isinstance(decorator, ast.Name) and decorator.id == "dataclass") or (
+    named = (
+        isinstance(decorator, ast.Name)
+        and decorator.id == "dataclass"
+        and "dataclass" in spellings
+    ) or (
         isinstance(decorator, ast.Attribute)
         and decorator.attr == "dataclass"
         and isinstance(decorator.value, ast.Name)
         and decorator.value.id == "dataclasses"
+        and "dataclasses" in spellings
     )
     allowed = {"eq", "order", "frozen", "repr", "unsafe_hash", "slots"}
     return named and all(k.arg in allowed for k in keywords)

@@ -252,10 +252,18 @@ def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered
 def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
     literals = [e.pattern for e in p.patterns]
     if all(
-        isinstance(e, cst.MatchValue) and _is_number_or_text(e.value) for e in literals
+        isinstance(e, cst.MatchValue) and _in_is_exact(e.value) for e in literals
     ) and not any(low.apart(e) for e in literals):
-        # ``v in (lit, ...)`` compares ``lit == v`` after an identity test:
-        # for number, string and bytes literals that is ``v == lit``.
+        # ``v in (lit, ...)`` tests ``lit is v or lit == v``; CPython tests
+        # ``v == lit``. For int, str and bytes literals both give the same
+        # answer from the same calls, whatever ``v`` is: those types compare
+        # equal only to instances of their own type (an identical object
+        # among them), and answer NotImplemented to anything else, which
+        # lets ``v``'s own ``__eq__`` decide; a subclass of theirs has its
+        # ``__eq__`` called first either way (its reflected method goes
+        # first). A float literal is not so: ``1.0 == v`` answers for an int
+        # subclass ``v`` without calling its ``__eq__`` (3.9+), so float
+        # alternatives are compared one by one below, subject on the left.
         text = ", ".join(
             operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
         )
@@ -372,6 +380,16 @@ def _is_number_or_text(node: cst.BaseExpression) -> bool:
     return isinstance(
         node, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
     ) and not (isinstance(node, cst.SimpleString) and "f" in node.prefix.lower())
+
+
+def _in_is_exact(node: cst.BaseExpression) -> bool:
+    """An int, str or bytes literal (see ``lower_or``)."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+        return isinstance(node, cst.Integer)
+    return isinstance(node, cst.Integer) or (
+        _is_number_or_text(node) and not isinstance(node, cst.Float)
+    )
 
 
 def _value_key(value: Value) -> str:

@@ -4,8 +4,9 @@ Every identifier that appears anywhere in the module is off limits for a
 temporary, so a temporary can never shadow or be shadowed by a user's name,
 in any scope. A builtin the emitted code calls (``len``, ``isinstance``, ...)
 is spelled ``__import__('builtins').len`` wherever the module binds that name
-itself (a parameter called ``type`` is common), because CPython's ``match``
-never looks builtins up by name.
+itself (a parameter called ``type`` is common), or may bind any name where
+the tree does not show it (a star import: :mod:`.dynamic_names`), because
+CPython's ``match`` never looks builtins up by name.
 """
 
 from __future__ import annotations
@@ -224,9 +225,13 @@ class Names:
 
     def builtin(self, name: str) -> str:
         assert hasattr(builtins, name), name
-        if name in self._shadowed:
-            if "__import__" in self._shadowed:
-                # Nothing better exists in pure source; keep it readable.
-                return f"__builtins__.{name}"
+        if name not in self._shadowed:
+            return name
+        if "__import__" not in self._shadowed:
             return f"__import__('builtins').{name}"
-        return name
+        if "getattr" not in self._shadowed:
+            # ``__builtins__`` is the builtins module in ``__main__`` and its
+            # dict in an imported module: a dict has no ``__dict__``.
+            return f"getattr(__builtins__, '__dict__', __builtins__)[{name!r}]"
+        # Nothing better exists in pure source; keep it readable.
+        return f"__builtins__.{name}"

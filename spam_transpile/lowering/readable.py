@@ -71,6 +71,7 @@ from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
 from spam_transpile.lowering.early_binding import read_calls_once
+from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subject_facts import SharedKeys
 
@@ -136,11 +137,21 @@ class ReadableMatch:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, self.info) for case in cases
         ]
-        length = self._shared_length(lowered)
+        # What is computed before the first case holds until a guard may
+        # run code; the cases after it measure the subject again.
+        runs = segments(
+            [case.guard for case in cases],
+            [case.pattern for case in cases],
+            self.scope_kind == "function",
+            self.owner.names.builtin,
+        )
+        limit = runs[0][1]
+        shared, unshared = lowered[:limit], lowered[limit:]
+        length = self._shared_length(shared)
         if length is not None:
             out.append(_statement(length.statement))
-            lowered = [length.apply(pattern) for pattern in lowered]
-        keys = self._shared_keys(lowered) if length is None else None
+            shared = [length.apply(pattern) for pattern in shared]
+        keys = self._shared_keys(shared) if length is None else None
         if keys is not None and keys.check is not None:
             check = keys.check.readable or keys.check.expr
             for statement in keys.assignments(check, in_lookup_order=True):
@@ -148,7 +159,8 @@ class ReadableMatch:
             # As for the shared length, a type checker needs the mapping
             # check to narrow a local name of a declared type.
             drop = not (self.subject_var is None and self._annotated_function())
-            lowered = [keys.rewrite(pattern, drop) for pattern in lowered]
+            shared = [keys.rewrite(pattern, drop) for pattern in shared]
+        lowered = self._later_lengths(shared + unshared, runs[1:], length)
         lowered = [self._fields_once(pattern) for pattern in lowered]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
@@ -169,6 +181,11 @@ class ReadableMatch:
         out.append(chain.with_changes(leading_lines=self._lines_before_chain()))
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
+        if self._doomed and self.scope_kind == "class":
+            # A class body's namespace sees every store: they live in the
+            # enclosing function or the module (see class_temps).
+            holder = self.owner.class_temps_holder(self._doomed)
+            out.insert(0, _statement(f"{holder} {', '.join(self._doomed)}"))
         first = out[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.If))
         out[0] = first.with_changes(
@@ -205,6 +222,33 @@ class ReadableMatch:
 
     def _delete(self) -> cst.SimpleStatementLine:
         return _statement(f"del {', '.join(self._doomed)}")
+
+    def _later_lengths(
+        self,
+        lowered: List[LoweredPattern],
+        runs: Sequence[Tuple[int, int]],
+        first: Optional["SharedLength"],
+    ) -> List[LoweredPattern]:
+        """The length shared by each run of cases after the first (see
+        ``statements``), measured again by the run's first test:
+        ``(size := len(subject) if ...) >= 1``. In a function, with ``:=``."""
+        if self.scope_kind != "function" or self.owner.target < (3, 8):
+            return lowered
+        name = first.name if first is not None else ""
+
+        def new_name() -> str:
+            return name or self.owner.names.readable("size")
+
+        for start, end in runs:
+            if self.subject_var is None and self._annotated_function():
+                break  # as _shared_length
+            length = SharedLength.of(self.subject, lowered[start:end], new_name)
+            if length is None:
+                continue
+            name = length.name
+            lowered[start:end] = [length.apply(p) for p in lowered[start:end]]
+            lowered[start] = length.measured_first(lowered[start])
+        return lowered
 
     def _declarations(
         self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
@@ -369,6 +413,10 @@ class ReadableMatch:
                 owner.mangle,
                 owner.lowering.helper("store"),
             )
+        if scope.kind == "class":
+            return emit.class_binder(
+                owner.names, owner.target, scope.declarations(), owner.mangle
+            )
         return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
 
     def _binding_statements(
@@ -428,6 +476,22 @@ class SharedLength:
         check, length = first.parts[:2]
         assert isinstance(check, Test) and isinstance(length, Test)
         return cls(subject, new_name(), check, length)
+
+    def measured_first(self, pattern: LoweredPattern) -> LoweredPattern:
+        """``pattern`` (the first of those ``apply`` rewrote) storing the
+        length where its test first reads it."""
+        cond = pattern.cond
+        parts = list(cond.parts) if isinstance(cond, All) else [cond]
+        first = parts[0]
+        assert isinstance(first, Test) and first.expr.startswith(self.name + " ")
+        value = self.statement.split(" = ", 1)[1]
+        parts[0] = Test(
+            f"({self.name} := {value}){first.expr[len(self.name):]}",
+            first.kind,
+            first.path,
+            first.fact,
+        )
+        return LoweredPattern(all_of(*parts), pattern.bindings)
 
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
         # Once the pattern matched, a value chosen by testing its

@@ -172,8 +172,11 @@ class _Declarations(cst.CSTVisitor):
         self.nonlocals.update(item.name.value for item in node.names)
 
 
-def declarations(function: cst.FunctionDef) -> "tuple[FrozenSet[str], FrozenSet[str]]":
-    """The names ``function`` declares global, and those it declares nonlocal."""
+def declarations(
+    function: Union[cst.FunctionDef, cst.ClassDef],
+) -> "tuple[FrozenSet[str], FrozenSet[str]]":
+    """The names ``function`` (or a class body) declares global, and those it
+    declares nonlocal."""
     found = _Declarations()
     function.body.visit(found)
     return frozenset(found.globals), frozenset(found.nonlocals)

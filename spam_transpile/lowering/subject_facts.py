@@ -8,6 +8,11 @@ compare. The paths that can have facts are the subject itself, or each
 element of a ``match a, b:`` subject (an element is a value like any
 subject: ``match state, event:`` tests ``event``'s kind in several cases).
 
+A guard is user code that may change the subject: facts hold for the cases
+up to the first guard that may run code (:mod:`.guards`), and the cases
+after it get facts of their own, computed by the first of them
+(``stored_facts``), or none.
+
 Facts live in temporaries, which the chosen case body deletes first thing.
 The emitter only asks for them where that hides them: beside a subject
 temporary (which the bodies delete anyway), or for a local subject when
@@ -420,6 +425,17 @@ class SharedKeys:
             if builtin and builtin.group(1) in MATCH_SELF_TYPES:
                 return True
         return False
+
+
+def stored_facts(statements: Sequence[str]) -> str:
+    """The facts' statements (``temp = value``, in order) as one truthy
+    expression that stores them: ``[temp := value, ...]``."""
+    stores = []
+    for statement in statements:
+        temp, value = statement.split(" = ", 1)
+        assert temp.isidentifier(), statement
+        stores.append(f"{temp} := {value}")
+    return f"[{', '.join(stores)}]"
 
 
 def rewrite_cond(cond: Cond, rewrite: Callable[[str], str]) -> Cond:

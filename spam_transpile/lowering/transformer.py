@@ -6,14 +6,16 @@ lays the result out so that every original line keeps its number:
 - the match line becomes statements on that line: ``temp = subject``, or
   just ``subject`` (``a; b`` for ``match a, b:``) when the subject is made
   of stable local names, then the facts the cases share
-  (:mod:`.subject_facts`);
+  (:mod:`.subject_facts`) up to a guard that may run code (:mod:`.guards`;
+  the first test after it computes them again);
 - each case line becomes the ``if``/``elif`` line of that case, its body
   kept as written;
 - blank lines stand in for lines a multi-line header no longer needs.
 
 Temporaries never outlive the statement where it can be helped: function
 bodies delete the subject temporary at the start of the chosen case body;
-module and class bodies remove temporaries from the namespace in the tests.
+module bodies remove temporaries from the namespace in the tests. A class
+body stores none in its namespace (:mod:`.class_temps`).
 """
 
 from __future__ import annotations
@@ -59,13 +61,19 @@ from spam_transpile.lowering.helper_lines import (
     on_match_line,
     place_helper,
 )
+from spam_transpile.lowering.class_temps import (
+    declaration_line,
+    declare_first,
+    declare_locals,
+)
+from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
 from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
 from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import CaseLines, MatchPositions, case_lines
-from spam_transpile.lowering.subject_facts import SubjectFacts
+from spam_transpile.lowering.subject_facts import SubjectFacts, stored_facts
 from spam_transpile.lowering.scopes import (
     capture_names,
     declarations,
@@ -98,6 +106,9 @@ class Scope:
     quiet: Optional[FrozenSet[str]] = None
     #: whether the function reads its own frame (early_binding.reads_own_frame)
     frame_read: Optional[bool] = None
+    #: temporaries of class bodies in it, to declare as its variables
+    #: (class_temps)
+    declare: Optional[List[str]] = None
 
     def quiet_captures(self) -> FrozenSet[str]:
         """Only asked where the function is known not to read its frame."""
@@ -113,14 +124,15 @@ class Scope:
         return self.frame_read
 
     def declared_globals(self) -> frozenset:
-        return self._declarations()[0]
+        return self.declarations()[0]
 
     def declared_nonlocals(self) -> frozenset:
-        return self._declarations()[1]
+        return self.declarations()[1]
 
-    def _declarations(self) -> Tuple[frozenset, frozenset]:
+    def declarations(self) -> Tuple[frozenset, frozenset]:
+        """The names the function or class body declares global, nonlocal."""
         if self.declared is None:
-            assert isinstance(self.node, cst.FunctionDef)
+            assert isinstance(self.node, (cst.FunctionDef, cst.ClassDef))
             self.declared = declarations(self.node)
         return self.declared
 
@@ -359,8 +371,27 @@ class MatchLowering(cst.CSTTransformer):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        self.scopes.pop()
+        scope = self.scopes.pop()
+        if scope.declare and self.readable:
+            updated_node = declare_first(updated_node, scope.declare)
+        elif scope.declare:
+            # (the lowering adds lines, never removes one: it has one still)
+            updated_node = declare_locals(updated_node, scope.declare)
         return updated_node
+
+    def class_temps_holder(self, temps: List[str]) -> str:
+        """How a match statement in the class body being visited declares
+        its temporaries ``temps`` (see class_temps): "nonlocal" (then the
+        enclosing function declares them) or "global"."""
+        for scope in reversed(self.scopes[:-1]):
+            if scope.kind != FUNCTION:
+                continue
+            assert isinstance(scope.node, cst.FunctionDef)
+            if not self.readable and declaration_line(scope.node) is None:
+                break  # no line to declare them on
+            scope.declare = [*(scope.declare or []), *temps]
+            return "nonlocal"
+        return "global"
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.append(Scope(CLASS, node))
@@ -632,30 +663,43 @@ class MatchEmitter:
         subject = self.subject_info or Subject(self.subject)
         uses_before = self.owner.lowering.uses
         lowered = [self._lower_case(index, subject) for index in range(len(cases))]
-        self.facts = SubjectFacts(
-            self.names,
-            self.owner.lowering.helper_name,
-            self.subject,
-            lowered if self._facts_hidden(cases) else [],
-            self.subject_info.elements or () if self.subject_info else (),
-            # Without a subject temporary, facts cost one more statement
-            # and a ``del`` per case: worth it from three tests on.
-            least=2 if self.subject_temp else 3,
-            # Module and class bodies pop each temporary in every test.
-            first_item=self.scope.kind == FUNCTION
-            and f"{self.subject}[0]" not in self.owner.source,
-            first_keys=self.scope.kind == FUNCTION
-            and f"{self.subject}.get(" not in self.owner.source,
+        # Facts hold until a guard that may run code: the match line
+        # computes those of the first run of cases, the first test of each
+        # later run those of its own (where ``:=`` can).
+        runs = segments(
+            [case.guard for case in cases],
+            [case.pattern for case in cases],
+            self.scope.kind == FUNCTION,
+            self.names.builtin,
         )
+        self.facts = self._subject_facts(lowered, *runs[0])
+        facts_of = [self.facts] * runs[0][1] + [None] * (len(cases) - runs[0][1])
+        later = self._later_facts(lowered, runs[1:])
+        for start, end, facts in later:
+            facts_of[start:end] = [facts] * (end - start)
         quiet = self._quiet_captures()
         fields: Dict[str, str] = {}
         for index, pattern in enumerate(lowered):
-            pattern = bind_early(self.facts.apply(pattern), quiet)
+            case_facts = facts_of[index]
+            if case_facts is not None:
+                pattern = case_facts.apply(pattern)
+            pattern = bind_early(pattern, quiet)
             pattern = self._reads_once(pattern, fields)
             pattern = self._store_in_guard(index, pattern, quiet)
             pattern = self._bind_in_body(index, pattern)
             tests.append(self._pattern_test(pattern, index))
         self._all_temps += self.facts.temps
+        # A class body keeps them out of its namespace, which sees every store.
+        self._held = ""
+        if self.scope.kind == CLASS and self._all_temps:
+            self._held = self.owner.class_temps_holder(self._all_temps)
+        #: case index -> the temporaries bound once its test ran
+        self._case_temps = [list(self._all_temps) for _ in cases]
+        for start, _, facts in later:
+            if facts.statements:
+                tests[start] = f"{stored_facts(facts.statements)} and {tests[start]}"
+                for temps in self._case_temps[start:]:
+                    temps += facts.temps
         first = self._subject_statement()
         split = self._literal_split(cases, first)
         if split is not None:
@@ -671,6 +715,39 @@ class MatchEmitter:
             leading_lines=[*_blank(padding), *chain.leading_lines]
         )
         return [first, chain]
+
+    def _subject_facts(
+        self, lowered: Sequence[LoweredPattern], start: int, end: int
+    ) -> SubjectFacts:
+        """The facts cases ``[start, end)`` share, computed before the first."""
+        return SubjectFacts(
+            self.names,
+            self.owner.lowering.helper_name,
+            self.subject,
+            lowered[start:end] if self._facts_hidden(self.node.cases) else [],
+            self.subject_info.elements or () if self.subject_info else (),
+            # Without a subject temporary, facts cost one more statement
+            # and a ``del`` per case: worth it from three tests on.
+            least=2 if self.subject_temp else 3,
+            # Module and class bodies pop each temporary in every test.
+            first_item=self.scope.kind == FUNCTION
+            and f"{self.subject}[0]" not in self.owner.source,
+            first_keys=self.scope.kind == FUNCTION
+            and f"{self.subject}.get(" not in self.owner.source,
+        )
+
+    def _later_facts(
+        self, lowered: Sequence[LoweredPattern], runs: Sequence[Tuple[int, int]]
+    ) -> List[Tuple[int, int, SubjectFacts]]:
+        """The facts of each run of cases after the first, computed by the
+        run's first test with ``:=`` (in a function, on 3.8+; elsewhere
+        those cases share none)."""
+        if self.scope.kind != FUNCTION or self.owner.target < (3, 8):
+            return []
+        return [
+            (start, end, self._subject_facts(lowered, start, end))
+            for start, end in runs
+        ]
 
     def _literal_split(
         self, cases: Sequence[cst.MatchCase], first: cst.SimpleStatementLine
@@ -884,8 +961,13 @@ class MatchEmitter:
                 )
             ]
         facts = [cst.Expr(RawExpression(text)) for text in self.facts.statements]
+        declared: List[cst.BaseSmallStatement] = []
+        if self._held:
+            names = [cst.NameItem(cst.Name(name)) for name in self._all_temps]
+            kind = cst.Global if self._held == "global" else cst.Nonlocal
+            declared.append(kind(names=names))
         return cst.SimpleStatementLine(
-            body=[*smalls, *facts, *self._declare_captures_local()],
+            body=[*declared, *smalls, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
         )
@@ -943,7 +1025,9 @@ class MatchEmitter:
         nested: bool = False,
     ) -> Union[cst.If, cst.Else]:
         last = index == len(self.node.cases) - 1
-        body = self._body(_as_body(case.body), nested, self._body_stores.get(index))
+        body = self._body(
+            _as_body(case.body), nested, self._body_stores.get(index), index
+        )
         if test_text == "True":
             # Not a constant: 3.9 and older trace no line for ``elif True:``,
             # and tracers, coverage and test_patma see the case line run.
@@ -1080,6 +1164,13 @@ class MatchEmitter:
             )
         elif modern:
             binder = emit.walrus_binder()
+        elif kind == CLASS:
+            binder = emit.class_binder(
+                self.names,
+                self.owner.target,
+                self.scope.declarations(),
+                self.owner.mangle,
+            )
         else:
             namespace = f"{self.names.builtin('locals')}()"
             binder = emit.namespace_binder(namespace, self.owner.mangle)
@@ -1113,15 +1204,21 @@ class MatchEmitter:
         return RawExpression(text)
 
     def _namespace_temps(self) -> List[str]:
-        """Temporaries a module or class body must drop once a case is chosen
-        (or none matched): every one any case stored, as earlier cases may
-        have stored some before failing. Functions cannot drop names."""
-        return [] if self.scope.kind == FUNCTION else self._all_temps
+        """Temporaries a module body, or a class body that keeps them in
+        globals(), must drop once a case is chosen (or none matched): every
+        one any case stored, as earlier cases may have stored some before
+        failing. Functions cannot drop names (nor a class body its
+        function's)."""
+        if self.scope.kind == FUNCTION or self._held == "nonlocal":
+            return []
+        return self._all_temps
 
     def _pop(self, names: List[str]) -> str:
-        # In module and class bodies locals() is the namespace itself; the
-        # list is truthy whatever the values were.
+        # In a module body locals() is the namespace itself; the list is
+        # truthy whatever the values were.
         namespace = f"{self.names.builtin('locals')}()"
+        if self._held == "global":
+            namespace = f"{self.names.builtin('globals')}()"
         return "[" + ", ".join(f"{namespace}.pop({n!r}, None)" for n in names) + "]"
 
     # -- bodies -----------------------------------------------------------------
@@ -1131,11 +1228,12 @@ class MatchEmitter:
         body: Body,
         nested: bool = False,
         stores: Optional[List[Tuple[str, str]]] = None,
+        index: int = 0,
     ) -> Body:
         """The case body, at its column: one indent deeper than the case line,
         which is one deeper than the ``if`` unless ``nested`` in it; its first
         line starts with ``stores``, if any, then deletes the temporaries."""
-        body = self._deleting_temporaries(self._indented(body, nested))
+        body = self._deleting_temporaries(self._indented(body, nested), index)
         return _run_first(body, stores) if stores else body
 
     def _indented(self, body: Body, nested: bool) -> Body:
@@ -1157,12 +1255,17 @@ class MatchEmitter:
             body = body.with_changes(indent=outer + inner)
         return body
 
-    def _deleting_temporaries(self, body: Body) -> Body:
-        if self.scope.kind != FUNCTION or not self._all_temps:
+    def _deleting_temporaries(self, body: Body, index: int) -> Body:
+        temps = self._case_temps[index]  # (a later run's are unset before it)
+        if not (self.scope.kind == FUNCTION or self._held == "nonlocal") or not temps:
             return body
-        if not self.scope.around and _returns_unseen(body, self._frame_quiet()):
+        if (
+            self.scope.kind == FUNCTION
+            and not self.scope.around
+            and _returns_unseen(body, self._frame_quiet())
+        ):
             return body
-        return _delete_first(body, self._all_temps)
+        return _delete_first(body, temps)
 
 
 def _element_value(element: cst.BaseElement) -> cst.BaseExpression:
