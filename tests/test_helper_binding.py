@@ -420,13 +420,26 @@ def _cloudpickle_dir(tmp_path: Path, exe: str) -> Optional[Path]:
 CLOUDPICKLE_SEND = """\
 import sys, cloudpickle, lowered_mod
 cloudpickle.register_pickle_by_value(lowered_mod)
-sys.stdout.buffer.write(cloudpickle.dumps(lowered_mod.route))
+sys.stdout.buffer.write(cloudpickle.dumps((lowered_mod.route, lowered_mod.make)))
 """
 
 CLOUDPICKLE_RECEIVE = """\
 import sys, pickle
-route = pickle.loads(sys.stdin.buffer.read())
-print(route(["a", "b"]), route({"op": 1, "x": 2}), route(7))
+route, make = pickle.loads(sys.stdin.buffer.read())
+print(route(["a", "b"]), route({"op": 1, "x": 2}), route(7), make([1, 2]))
+"""
+
+# A class made in a function reads the helper from its body, where names
+# are looked up with LOAD_NAME: cloudpickle copies only the LOAD_GLOBAL ones.
+MAKE = """\
+def make(v):
+    class K:
+        match v:
+            case [a, *rest]:
+                got = (a, rest)
+            case _:
+                got = None
+    return K.got
 """
 
 
@@ -438,6 +451,10 @@ def test_a_function_pickled_by_value_runs_in_a_fresh_process(
     site = _cloudpickle_dir(tmp_path, exe)
     sender = tmp_path / "sender"
     module_text = '"""A module."""\nimport sys\n\n' + POINT + ROUTE
+    if layout == "keep-lines":
+        module_text += MAKE
+    else:  # README, Known limits: the readable layout's class bodies
+        module_text += "def make(v):\n    return (1, [2])\n"
     _write(sender, {"lowered_mod.py": module_text, "send.py": CLOUDPICKLE_SEND})
     module = sender / "lowered_mod.py"
     module.write_text(
@@ -460,7 +477,7 @@ def test_a_function_pickled_by_value_runs_in_a_fresh_process(
         env=dict(os.environ, PYTHONPATH=str(site)),
     )
     assert got.returncode == 0, got.stderr.decode()
-    assert got.stdout.decode() == "('a', ['b']) (1, {'x': 2}) other\n"
+    assert got.stdout.decode() == "('a', ['b']) (1, {'x': 2}) other (1, [2])\n"
 
 
 # -- 7. exec with two dicts --------------------------------------------------------

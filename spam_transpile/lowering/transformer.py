@@ -109,6 +109,8 @@ class Scope:
     #: temporaries of class bodies in it, to declare as its variables
     #: (class_temps)
     declare: Optional[List[str]] = None
+    #: a class body whose match lines declared the helper ``global``
+    helper_global: bool = False
 
     def quiet_captures(self) -> FrozenSet[str]:
         """Only asked where the function is known not to read its frame."""
@@ -706,6 +708,7 @@ class MatchEmitter:
             return [self._split_chain(cases, tests, split)]
         if self.owner.helper_on_match_lines:
             first = self._bind_helper_here(first, uses_before)
+        first = self._helper_global_in_class(first, uses_before)
         chain: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(len(cases))):
             chain = self._case_if(cases[index], tests[index], index, chain)
@@ -900,7 +903,12 @@ class MatchEmitter:
         """Whether temporaries for shared facts stay out of sight: beside a
         subject temporary, which the bodies delete anyway; for a local
         subject, only if some case always runs and each body deletes them
-        first thing (else they would show in ``locals()``)."""
+        first thing (else they would show in ``locals()``). A class body
+        shares none: its temporaries live outside its namespace
+        (class_temps), and fewer of them is less to share between threads
+        creating the class; it runs once per class anyway."""
+        if self.scope.kind == CLASS:
+            return False
         if self.subject_temp is not None:
             return True
         if self.scope.kind != FUNCTION or not cases:
@@ -914,6 +922,25 @@ class MatchEmitter:
         )
 
     # -- the match line -----------------------------------------------------
+
+    def _helper_global_in_class(
+        self, first: cst.SimpleStatementLine, uses_before: int
+    ) -> cst.SimpleStatementLine:
+        """A class body reads names with ``LOAD_NAME``, which cloudpickle does
+        not count among the globals of a function it copies by value (a class
+        made inside it): declared ``global`` before its first use there, the
+        helper is read as a function reads it."""
+        lowering = self.owner.lowering
+        if (
+            self.scope.kind != CLASS
+            or self.scope.helper_global
+            or lowering.uses == uses_before
+        ):
+            return first
+        self.scope.helper_global = True
+        name = lowering.helper_name or lowering.helper("")[:-1]
+        declare = cst.Global(names=[cst.NameItem(cst.Name(name))], semicolon=_SEMICOLON)
+        return first.with_changes(body=[declare, *first.body])
 
     def _bind_helper_here(
         self, first: cst.SimpleStatementLine, uses_before: int
