@@ -560,3 +560,37 @@ def test_typical_module_headers_hold_the_helper(tmp_path: Path, header: str) -> 
     assert_same_as_native(
         tmp_path, {"m.py": source + "\nprint(route(['a', 'b']))\n"}, ["m.py"]
     )
+
+
+CLASS_IN_A_FUNCTION = """\
+import sys, threading
+sys.setswitchinterval(1e-6)
+
+
+def f(s, out):
+    class Body:
+        match s:
+            case [a, *_] if a:
+                out.append(a)
+            case _:
+                out.append(None)
+
+
+out = []
+work = lambda i: [f([i, 2], out) for _ in range(200)]
+threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(len(out), sorted(set(out), key=str))
+"""
+
+
+def test_a_class_made_by_threads_in_a_function_without_a_simple_line(
+    tmp_path: Path,
+) -> None:
+    # The subject temporary is the function's variable, bound by the class's
+    # bases (``class Body(*[t := None][:0]):``): a global would be shared.
+    out = assert_same_as_native(tmp_path, {"m.py": CLASS_IN_A_FUNCTION}, ["m.py"])
+    assert out == "1600 [1, 2, 3, 4, 5, 6, 7, None]\n"

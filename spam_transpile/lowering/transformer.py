@@ -111,6 +111,9 @@ class Scope:
     declare: Optional[List[str]] = None
     #: a class body whose match lines declared the helper ``global``
     helper_global: bool = False
+    #: a class's temporaries (of class bodies in it) that its bases bind as
+    #: variables of the enclosing function (class_temps_holder)
+    header_temps: Optional[List[str]] = None
 
     def quiet_captures(self) -> FrozenSet[str]:
         """Only asked where the function is known not to read its frame."""
@@ -385,12 +388,19 @@ class MatchLowering(cst.CSTTransformer):
         """How a match statement in the class body being visited declares
         its temporaries ``temps`` (see class_temps): "nonlocal" (then the
         enclosing function declares them) or "global"."""
-        for scope in reversed(self.scopes[:-1]):
+        for depth in reversed(range(len(self.scopes) - 1)):
+            scope = self.scopes[depth]
             if scope.kind != FUNCTION:
                 continue
             assert isinstance(scope.node, cst.FunctionDef)
             if not self.readable and declaration_line(scope.node) is None:
-                break  # no line to declare them on
+                if self.target < (3, 8):
+                    break  # no line to declare them on, and no ``:=``
+                # The outermost class in the function binds them, with
+                # ``:=`` in its bases, which run in the function's scope.
+                outer = self.scopes[depth + 1]
+                outer.header_temps = [*(outer.header_temps or []), *temps]
+                return "nonlocal"
             scope.declare = [*(scope.declare or []), *temps]
             return "nonlocal"
         return "global"
@@ -424,7 +434,9 @@ class MatchLowering(cst.CSTTransformer):
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
     ) -> cst.ClassDef:
-        self.scopes.pop()
+        scope = self.scopes.pop()
+        if scope.header_temps:
+            updated_node = _bind_in_bases(updated_node, scope.header_temps)
         return updated_node
 
     # -- the rewrite ----------------------------------------------------------
@@ -1309,6 +1321,24 @@ def _as_body(suite: cst.BaseSuite) -> Body:
 
 def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
     return getattr(statement, "leading_lines", ())
+
+
+def _bind_in_bases(node: cst.ClassDef, temps: Sequence[str]) -> cst.ClassDef:
+    """``class K(*[t := None][:0], ...):``: binds ``temps`` in the enclosing
+    function's scope, adds no base, and keeps the line."""
+    stores = ", ".join(f"{temp} := None" for temp in temps)
+    arg = cst.Arg(
+        value=RawExpression(f"[{stores}][:0]"),
+        star="*",
+        comma=(
+            cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            if node.bases or node.keywords
+            else cst.MaybeSentinel.DEFAULT
+        ),
+    )
+    return node.with_changes(
+        bases=[arg, *node.bases], lpar=cst.LeftParen(), rpar=cst.RightParen()
+    )
 
 
 def _blank(count: int) -> List[cst.EmptyLine]:
