@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import email.parser
 import hashlib
 import json
 import os
@@ -321,7 +322,10 @@ def count_matches(paths: Sequence[Path]) -> int:
     total = 0
     for path in paths:
         for file in python_files(path):
-            tree = ast.parse(file.read_bytes(), str(file))
+            try:
+                tree = ast.parse(file.read_bytes(), str(file))
+            except (SyntaxError, ValueError) as error:
+                raise StepError(f"{file}: not parsed by this Python: {error}") from None
             total += sum(isinstance(node, ast.Match) for node in ast.walk(tree))
     return total
 
@@ -382,6 +386,15 @@ def build_requirements(tree: Path) -> List[str]:
     return ["setuptools", "wheel"]
 
 
+def runtime_requirements(tree: Path) -> List[str]:
+    """The unconditional Requires-Dist of the sdist's PKG-INFO."""
+    info = tree / "PKG-INFO"
+    if not info.exists():
+        raise StepError(f"{tree.name}: no PKG-INFO to take its dependencies from")
+    message = email.parser.Parser().parsestr(info.read_text(encoding="utf-8"))
+    return [r for r in message.get_all("Requires-Dist") or [] if "extra ==" not in r]
+
+
 def pip_install_flags(version: str) -> List[str]:
     # The projects declare requires-python >= 3.10; on 3.9 the lowered copy is
     # what is installed, and that is exactly what the flag lets through.
@@ -408,11 +421,20 @@ def ensure_venv(project: Project, version: str, source: Path, workdir: Path) -> 
     if venv.exists():
         shutil.rmtree(venv)
     check(run([base, "-m", "venv", str(venv)], timeout=300), f"venv for {version}")
-    pip = [str(python), "-m", "pip", "install", "-q"] + pip_install_flags(version)
-    # The project from its sdist brings its own runtime dependencies; it is
-    # reinstalled (native or lowered) before each run.
-    reqs = list(project.test_deps) + wanted["build"] + [str(source)]
-    check(run(pip + reqs, env=quiet_env(), timeout=1800), f"pip install into {venv}")
+    pip = [str(python), "-m", "pip", "install", "-q"]
+    # The project is reinstalled (native or lowered) before each run; here it
+    # brings its runtime dependencies. On 3.9 it cannot: it requires 3.10, and
+    # ignoring requires-python for all would pick dependencies that need 3.10
+    # too, so its dependencies are named and resolved for 3.9 instead.
+    if version == "3.9":
+        reqs = runtime_requirements(source)
+    else:
+        reqs = [str(source)]
+    reqs = list(project.test_deps) + wanted["build"] + reqs
+    ran = run(pip + reqs, env=quiet_env(), timeout=1800)
+    if ran.returncode is None or (ran.returncode and _UNREACHABLE.search(ran.output)):
+        raise RegistryUnreachable(f"pip install into {venv} failed\n{tail(ran.output)}")
+    check(ran, f"pip install into {venv}")
     stamp.write_text(json.dumps(wanted))
     return python
 

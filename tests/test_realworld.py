@@ -53,3 +53,43 @@ def test_pycparser_tests_pass_lowered_as_natively(tmp_path: Path) -> None:
     assert row.runs[realworld.NATIVE].counts()["passed"] > 100
     for layout in realworld.LAYOUTS:
         assert row.diffs[layout] == [], layout
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest">
+<testcase classname="tests.test_a" name="test_ok" time="0.1"/>
+<testcase classname="tests.test_a" name="test_skip"><skipped message="no"/></testcase>
+<testcase classname="tests.test_a" name="test_torn"><error message="teardown"/></testcase>
+<testcase classname="tests.test_a" name="test_torn"><failure message="x"/></testcase>
+<testcase classname="tests.test_a" name="test_bad"><failure message="y"/></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_junit_reports_read_test_by_test(tmp_path: Path) -> None:
+    realworld = _load_script()
+    report = tmp_path / "report.xml"
+    report.write_text(JUNIT)
+    assert realworld.read_junit(report) == {
+        "tests.test_a::test_ok": "passed",
+        "tests.test_a::test_skip": "skipped",
+        # Reported twice (an error, then a failure): the worse counts, not the last.
+        "tests.test_a::test_torn": "error",
+        "tests.test_a::test_bad": "failed",
+    }
+
+
+def test_differences_are_per_test_not_per_count() -> None:
+    realworld = _load_script()
+    native = realworld.Outcomes({"a": "passed", "b": "failed", "c": "passed"})
+    # The same counts (2 passed, 1 failed), other tests: still a difference.
+    lowered = realworld.Outcomes({"a": "failed", "b": "passed", "d": "passed"})
+    assert realworld.differences(native, lowered) == [
+        "a: native passed, lowered failed",
+        "b: native failed, lowered passed",
+        "c: native passed, lowered absent",
+        "d: native absent, lowered passed",
+    ]
+    crashed = realworld.Outcomes(crashed="pytest exit 4")
+    assert realworld.differences(native, crashed) == ["run crashed: pytest exit 4"]
+    assert realworld.differences(native, native) == []
