@@ -612,6 +612,12 @@ def _run_project(
     reports.mkdir(parents=True, exist_ok=True)
     native: Dict[str, Outcomes] = {}
     for version in project.interpreters(pythons):
+        # 3.9 cannot run the native code: its oracle is the first of `pythons`.
+        oracle = project.pythons[0] if version == "3.9" else version
+        if version == "3.9" and oracle not in native:
+            raise StepError(
+                f"3.9 needs the native run on {oracle}: add it to --pythons"
+            )
         python = ensure_venv(project, version, source, workdir)
         runs: Dict[str, Outcomes] = {}
         variants = list(trees) if version != "3.9" else list(layouts)
@@ -630,13 +636,7 @@ def _run_project(
                 f"[{project.name}] {version} {variant}: {runs[variant].summary()}"
                 f" (passed/failed/skipped/errors, {time.monotonic() - started:.0f} s)"
             )
-        oracle = version
         if version == "3.9":
-            oracle = project.pythons[0]
-            if oracle not in native:
-                raise StepError(
-                    f"3.9 needs the native run on {oracle}: add it to --pythons"
-                )
             runs[NATIVE] = native[oracle]
         native[version] = runs[NATIVE]
         diffs = {layout: differences(runs[NATIVE], runs[layout]) for layout in layouts}
@@ -656,12 +656,7 @@ def table(results: Sequence[ProjectResult], layouts: Sequence[str]) -> str:
                 [result.project.name, "", "", "skipped"] + [""] * len(layouts) + [""]
             )
             continue
-        if result.error:
-            body.append(
-                [result.project.name, "", "", "ERROR"] + [""] * len(layouts) + ["no"]
-            )
-            continue
-        for row in result.rows:
+        for row in result.rows:  # those done before an error too
             native = row.runs[NATIVE].summary()
             if row.oracle != row.python:
                 native += f" (on {row.oracle})"
@@ -669,6 +664,10 @@ def table(results: Sequence[ProjectResult], layouts: Sequence[str]) -> str:
             cells = [row.project, str(row.matches), row.python, native]
             cells += [row.runs[layout].summary() for layout in layouts]
             body.append(cells + ["yes" if same else "NO"])
+        if result.error:
+            body.append(
+                [result.project.name, "", "", "ERROR"] + [""] * len(layouts) + ["no"]
+            )
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
     lines = [
         " | ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
