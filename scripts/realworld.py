@@ -409,11 +409,15 @@ def ensure_venv(project: Project, version: str, source: Path, workdir: Path) -> 
         raise StepError(f"CPython {version} not found (see tests/interpreters.py)")
     venv = workdir / "venvs" / project.name / f"py{version}"
     python = venv / "bin" / "python"
+    # The project is reinstalled (native or lowered) before each run; here it
+    # brings its runtime dependencies. On 3.9 it cannot: it requires 3.10, and
+    # ignoring requires-python for all would pick dependencies that need 3.10
+    # too, so its dependencies are named and resolved for 3.9 instead.
+    runtime = runtime_requirements(source) if version == "3.9" else [str(source)]
     wanted = {
         "interpreter": base,
-        "test_deps": list(project.test_deps),
-        "requirement": project.requirement,
-        "build": build_requirements(source),
+        "requirements": list(project.test_deps) + build_requirements(source) + runtime,
+        "source": project.source,
     }
     stamp = venv / "realworld-stamp.json"
     if python.exists() and stamp.exists() and json.loads(stamp.read_text()) == wanted:
@@ -422,16 +426,7 @@ def ensure_venv(project: Project, version: str, source: Path, workdir: Path) -> 
         shutil.rmtree(venv)
     check(run([base, "-m", "venv", str(venv)], timeout=300), f"venv for {version}")
     pip = [str(python), "-m", "pip", "install", "-q"]
-    # The project is reinstalled (native or lowered) before each run; here it
-    # brings its runtime dependencies. On 3.9 it cannot: it requires 3.10, and
-    # ignoring requires-python for all would pick dependencies that need 3.10
-    # too, so its dependencies are named and resolved for 3.9 instead.
-    if version == "3.9":
-        reqs = runtime_requirements(source)
-    else:
-        reqs = [str(source)]
-    reqs = list(project.test_deps) + wanted["build"] + reqs
-    ran = run(pip + reqs, env=quiet_env(), timeout=1800)
+    ran = run(pip + wanted["requirements"], env=quiet_env(), timeout=1800)
     if ran.returncode is None or (ran.returncode and _UNREACHABLE.search(ran.output)):
         raise RegistryUnreachable(f"pip install into {venv} failed\n{tail(ran.output)}")
     check(ran, f"pip install into {venv}")
