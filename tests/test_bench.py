@@ -10,7 +10,6 @@ and the report prints all its tables.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import os
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 from interpreters import require_interpreter
+from tests.script_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "scripts" / "bench.py"
@@ -27,13 +27,7 @@ PROGRAMS = sorted(
 
 
 def _load_runner() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_runner", RUNNER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # The runner's dataclasses look their module up in sys.modules.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(RUNNER, "bench_runner")
 
 
 def test_every_program_has_a_hand_written_version() -> None:

@@ -8,22 +8,17 @@ time limit. ``python scripts/mutation_fuzz.py --count 5000`` is the long run.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from tests.script_loader import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "mutation_fuzz.py"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("mutation_fuzz", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+def _load_script() -> ModuleType:
+    return load_script(SCRIPT, "mutation_fuzz")
 
 
 @pytest.mark.parametrize("seed", [11, 12])

@@ -10,27 +10,21 @@ is a failure, as a missing interpreter is in tests/interpreters.py.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tests.interpreters import REQUIRE_ENV, require_interpreter, targets_required
+from tests.script_loader import load_script
 
 pytestmark = pytest.mark.slow
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "realworld.py"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("realworld", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the class is built.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def _load_script() -> ModuleType:
+    return load_script(SCRIPT, "realworld")
 
 
 def test_pycparser_tests_pass_lowered_as_natively(tmp_path: Path) -> None:

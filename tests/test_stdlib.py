@@ -9,26 +9,20 @@ compile either (PEP 701 f-strings in 3.12+) are right to be refused.
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from tests.interpreters import require_interpreter
+from tests.script_loader import load_script
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "stdlib_check.py"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("stdlib_check", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # dataclasses look their module up in sys.modules while the class is built.
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def _load_script() -> ModuleType:
+    return load_script(SCRIPT, "stdlib_check")
 
 
 @pytest.mark.parametrize("version", ["3.11", "3.12", "3.13"])
