@@ -27,7 +27,7 @@ from typing import Iterable, List, Sequence, Tuple
 
 import libcst as cst
 
-from spam_transpile.lowering.runtime import helper_statement, helper_statements
+from spam_transpile.lowering.runtime import helper_statements
 from spam_transpile.syntax.codegen import code_for
 from spam_transpile.syntax.partial import is_stand_in, real_statement
 
@@ -106,12 +106,6 @@ def _marker(name: str, source: str) -> str:
 def has_slots(module: cst.Module) -> bool:
     """False when no line runs before the module's first statement can run code."""
     return bool(_slots(module, list(module.body)))
-
-
-def on_match_line(name: str, used: Iterable[str]) -> str:
-    """What a match line starts with when the module has no line for the
-    helper: the helper bound in the module's globals, the first time only."""
-    return helper_statement(name, used)
 
 
 def _leading_lines(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:

@@ -27,7 +27,6 @@ from typing import (
     Callable,
     Dict,
     FrozenSet,
-    Iterable,
     List,
     Optional,
     Sequence,
@@ -58,7 +57,6 @@ from spam_transpile.lowering.helper_lines import (
     MatchAssign,
     MatchLine,
     has_slots,
-    on_match_line,
     place_helper,
 )
 from spam_transpile.lowering.class_temps import (
@@ -72,6 +70,7 @@ from spam_transpile.lowering.readable import ReadableMatch, place_readable_helpe
 from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
 from spam_transpile.lowering.lower import Lowering, Subject, tuple_display
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.runtime import helper_statement
 from spam_transpile.lowering.positions import CaseLines, MatchPositions, case_lines
 from spam_transpile.lowering.subject_facts import SubjectFacts, stored_facts
 from spam_transpile.lowering.scopes import (
@@ -515,7 +514,7 @@ class MatchLowering(cst.CSTTransformer):
         elif self.lowering.used_helper and self.failed is None:
             name, used = self.lowering.helper_name, self.lowering.used_parts
             if self.helper_on_match_lines:
-                self.helper_binding[0] = on_match_line(name, used)
+                self.helper_binding[0] = helper_statement(name, used)
             else:
                 module = place_helper(module, name, used, self.source)
         return module
@@ -806,7 +805,6 @@ class MatchEmitter:
     ) -> cst.If:
         """``if <half>:`` on the match line, the first half's chain inside it
         (testing the split's temporary), the rest as its ``elif``s."""
-        lowering = self.owner.lowering
         inner: Optional[Union[cst.If, cst.Else]] = None
         for index in reversed(range(split.first)):
             test = self._pattern_test(self._lower_case(index, split.name), index)
@@ -961,7 +959,7 @@ class MatchEmitter:
         a match line that uses the helper binds it in the module's globals,
         the first time it runs. Which parts the module uses is known once
         every match is lowered: the statement is written then
-        (:meth:`_bind_helper_on_match_lines`)."""
+        (``leave_Module``)."""
         if self.owner.lowering.uses == uses_before:
             return first
         self.owner.lowering.helper("")  # the name is chosen now
