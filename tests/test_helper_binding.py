@@ -450,11 +450,7 @@ def test_a_function_pickled_by_value_runs_in_a_fresh_process(
     exe = require_interpreter("3.9")
     site = _cloudpickle_dir(tmp_path, exe)
     sender = tmp_path / "sender"
-    module_text = '"""A module."""\nimport sys\n\n' + POINT + ROUTE
-    if layout == "keep-lines":
-        module_text += MAKE
-    else:  # README, Known limits: the readable layout's class bodies
-        module_text += "def make(v):\n    return (1, [2])\n"
+    module_text = '"""A module."""\nimport sys\n\n' + POINT + ROUTE + MAKE
     _write(sender, {"lowered_mod.py": module_text, "send.py": CLOUDPICKLE_SEND})
     module = sender / "lowered_mod.py"
     module.write_text(

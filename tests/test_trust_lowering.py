@@ -114,6 +114,39 @@ prog(
     """,
 )
 
+# CPython stores a pattern's captures once it matched, in the order the
+# pattern names them; an or-pattern's in the order of its first
+# alternative, whichever matched. An Enum body makes the order its members'.
+prog(
+    "enum-body-capture-order",
+    """
+    import enum
+    class Pt:
+        __match_args__ = ("x", "y")
+        def __init__(self, x, y):
+            self.x, self.y = x, y
+    def make(v):
+        return v
+    class A(enum.Enum):
+        match (1, 2):
+            case [f, d, 3] | (d, f):
+                pass
+    class B(enum.Enum):
+        match make((1, (2, 3))):
+            case (g, ([fff, ddd, 3] | Pt(ddd, fff) | (ddd, fff))):
+                pass
+    class C(enum.Enum):
+        match make({"a": 1, "b": 2}):
+            case {"b": p, "a": q, "c": 0} | {"a": q, "b": p}:
+                pass
+    class D(enum.Enum):
+        match make([5, 6, 7]):
+            case [h, [j, *k]] | [*k, h, j] as m:
+                pass
+    print([list(E.__members__) for E in (A, B, C, D)])
+    """,
+)
+
 prog(
     "flag-body-match-tuple-subject",
     """

@@ -43,6 +43,7 @@ from spam_transpile.lowering.ir import (
     placed,
 )
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.syntax.cstwalk import pattern_nodes
 
 Bindings = List[Tuple[str, Value]]
@@ -274,6 +275,11 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
     names: List[str] = []
     for _, bindings in lowered:
         names += [name for name, _ in bindings if name not in names]
+    # CPython stores an or-pattern's captures in the order the first
+    # alternative names them, whichever alternative matched (observable
+    # where the namespace keeps order: an Enum body's members).
+    first = capture_names_of(p.patterns[0].pattern)
+    names.sort(key=lambda name: first.index(name) if name in first else len(first))
     alternatives = tuple(cond for cond, _ in lowered)
     if any(is_true(cond) for cond in alternatives):
         # An irrefutable alternative: later ones are never tried.
@@ -346,6 +352,10 @@ def _stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
         if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
     ]
     if not chosen or sum(len(render_value(v)) for _, v in chosen) < _LONG_CHOICES:
+        return cond, bindings
+    if chosen != bindings[: len(chosen)]:
+        # Stored first, they would come before captures CPython stores
+        # before them (``(g, ([a, b] | (b, a)))``).
         return cond, bindings
     stores = tuple(
         tuple(

@@ -130,6 +130,35 @@ class ReadableMatch:
         return var, var, info
 
     def statements(self) -> List[cst.BaseStatement]:
+        uses_before = self.owner.lowering.uses
+        out = self._statements()
+        self._helper_global_in_class(out, uses_before)
+        return out
+
+    def _helper_global_in_class(
+        self, out: List[cst.BaseStatement], uses_before: int
+    ) -> None:
+        """A class made inside a function reads the helper with ``LOAD_NAME``,
+        which cloudpickle does not count among the globals of the function it
+        copies by value: declared ``global``, it is read as a function reads
+        it."""
+        scope = self.owner.scopes[-1]
+        lowering = self.owner.lowering
+        if (
+            self.scope_kind != "class"
+            or scope.helper_global
+            or lowering.uses == uses_before
+            or not any(s.kind == "function" for s in self.owner.scopes[:-1])
+        ):
+            return
+        scope.helper_global = True
+        first = out[0]
+        out[0] = _statement(f"global {lowering.helper_name}").with_changes(
+            leading_lines=first.leading_lines
+        )
+        out.insert(1, first.with_changes(leading_lines=[]))
+
+    def _statements(self) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
         if self.subject_var is not None:
             out.append(self._assign_subject())
