@@ -64,7 +64,7 @@ from spam_transpile.syntax.parse import (
     parse_source,
 )
 from spam_transpile.syntax.partial import lowering_of, partial_source
-from spam_transpile.settings import parse_target
+from spam_transpile.settings import LAYOUTS, Target, parse_target
 
 # The stack and recursion limit of the worker thread: room for a recursion
 # depth of tens of thousands of frames (2,000 cases, 10,000-term sums).
@@ -72,8 +72,6 @@ _STACK_BYTES = 512 * 1024 * 1024
 _RECURSION_LIMIT = 200_000
 
 T = TypeVar("T")
-
-LAYOUTS = ("keep-lines", "readable")
 
 
 def check_layout(layout: str, filename: str) -> str:
@@ -135,7 +133,7 @@ def transpile_with_warnings(
     deferred = check_compiles(text, filename) if judged else None
     check_pattern_nesting(source, filename, matches, lines.lines)
     lowered = None
-    if view.tree is not None and style == "keep-lines" and version >= (3, 8):
+    if view.tree is not None and style == "keep-lines" and version.has_walrus:
         # Before 3.8 the lowering searches every expression for ``:=``.
         lowered = _deep(
             _lower_partially,
@@ -192,7 +190,7 @@ def _lower_whole_file(
     lines: Layout,
     view: CPythonView,
     filename: str,
-    version: Tuple[int, int],
+    version: Target,
     style: str,
 ) -> Optional[Tuple[str, List[TranspileWarning]]]:
     """LibCST parses the whole file, and the lowering runs on it; None when
@@ -239,7 +237,7 @@ def _lower_whole_file(
 def _lower_partially(
     text: str,
     filename: str,
-    version: Tuple[int, int],
+    version: Target,
     tree: ast.Module,
     matches: List[ast.Match],
     nodes: List[ast.AST],
@@ -284,7 +282,7 @@ def _lower_module(
     module: cst.Module,
     source: str,
     filename: str,
-    target: Tuple[int, int],
+    target: Target,
     tree: Optional[ast.Module],
     style: str = "keep-lines",
     matches_in_order: Optional[List[ast.Match]] = None,

@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 
 from spam_transpile import cli as cli_module
+from spam_transpile.files import jobs as jobs_module
 from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
 from spam_transpile.files.config import ConfigError, find_pyproject, read_config
@@ -579,7 +580,7 @@ def test_pyproject_settings_apply_and_the_command_line_wins(
         targets.append(kwargs["target"])
         return transpile_with_warnings(source, **kwargs)
 
-    monkeypatch.setattr(cli_module, "transpile_with_warnings", recording)
+    monkeypatch.setattr(jobs_module, "transpile_with_warnings", recording)
     from_file = invoke([str(tmp_path / "src"), "--check", "-j", "1", "--no-cache"])
     assert from_file.exit_code == 1
     assert targets == ["3.8"]
@@ -835,7 +836,7 @@ def test_internal_errors_are_reported_without_traceback(
             raise ValueError("boom")
         return transpile_with_warnings(source, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_module, "transpile_with_warnings", broken)
+    monkeypatch.setattr(jobs_module, "transpile_with_warnings", broken)
     result = invoke([str(tmp_path), "--check", "-j", "1", "--no-cache"])
     assert result.exit_code == 2
     assert (
@@ -864,7 +865,7 @@ def test_cache_makes_a_rerun_transpile_nothing(
         calls.append(str(kwargs.get("filename")))
         return transpile_with_warnings(source, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_module, "transpile_with_warnings", counting)
+    monkeypatch.setattr(jobs_module, "transpile_with_warnings", counting)
     first = invoke([str(tmp_path / "src"), "-o", str(tmp_path / "o1"), "-j", "1"])
     assert len(calls) == 3 and first.exit_code == 0
     second = invoke([str(tmp_path / "src"), "-o", str(tmp_path / "o2"), "-j", "1"])
@@ -901,7 +902,7 @@ def test_cache_is_keyed_by_the_tools_own_code(
         calls.append(str(kwargs.get("filename")))
         return transpile_with_warnings(source, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_module, "transpile_with_warnings", counting)
+    monkeypatch.setattr(jobs_module, "transpile_with_warnings", counting)
     for n, fingerprint in enumerate(["0.1.0-aaaa", "0.1.0-aaaa", "0.1.0-bbbb"]):
         monkeypatch.setattr(cache_module, "tool_fingerprint", lambda f=fingerprint: f)
         monkeypatch.setattr(
@@ -918,7 +919,7 @@ def test_errors_are_cached_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     first = invoke([str(tmp_path / "a"), "--check", "-j", "1"])
     calls: List[str] = []
     monkeypatch.setattr(
-        cli_module,
+        jobs_module,
         "transpile_with_warnings",
         lambda s, **k: calls.append("x") or transpile_with_warnings(s, **k),
     )
@@ -940,7 +941,7 @@ def test_files_that_cannot_hold_match_are_not_parsed(
     make_tree(tmp_path, {"a.py": PLAIN, "b.py": "x = 1\n", "c.py": MATCHING})
     calls: List[str] = []
     monkeypatch.setattr(
-        cli_module,
+        jobs_module,
         "transpile_with_warnings",
         lambda s, **k: calls.append(str(k["filename"])) or transpile_with_warnings(s),
     )
@@ -967,8 +968,8 @@ def test_workers_give_the_same_tree_as_one_process(tmp_path: Path) -> None:
 def test_job_results_pickle() -> None:
     import pickle
 
-    job = cli_module.TranspileJob("a.py", MATCHING, "3.9", "keep-lines")
-    outcome = cli_module.run_job(pickle.loads(pickle.dumps(job)))
+    job = jobs_module.TranspileJob("a.py", MATCHING, "3.9", "keep-lines")
+    outcome = jobs_module.run_job(pickle.loads(pickle.dumps(job)))
     assert pickle.loads(pickle.dumps(outcome)) == outcome
     assert outcome.final == transpile(MATCHING)
 
@@ -1172,7 +1173,7 @@ class Reads:
 
         monkeypatch.setattr(Path, "read_bytes", read_bytes)
         monkeypatch.setattr("builtins.open", opening)
-        monkeypatch.setattr(cli_module, "transpile_with_warnings", transpiling)
+        monkeypatch.setattr(jobs_module, "transpile_with_warnings", transpiling)
 
     def saw(self, path: Any) -> None:
         name = os.path.abspath(path)

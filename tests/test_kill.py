@@ -24,7 +24,7 @@ from typing import Dict, List, NamedTuple, Optional
 
 import pytest
 
-from spam_transpile.cli import in_input_order
+from spam_transpile.files.jobs import in_input_order
 from spam_transpile.files.write import is_temporary_name
 from tests.runs import (
     kill,

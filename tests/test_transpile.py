@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from spam_transpile import TranspileError, transpile
+from spam_transpile.settings import Target
 
 
 @pytest.mark.parametrize(
@@ -236,7 +237,7 @@ def test_a_value_reading_a_name_of_the_call_starts_another_call() -> None:
 
     binder = emit.cell_binder(
         Names(frozenset(), frozenset()),
-        (3, 7),
+        Target(3, 7),
         frozenset(),
         lambda name: name,
         "_spam.store",

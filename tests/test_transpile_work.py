@@ -16,6 +16,7 @@ import pytest
 
 import spam_transpile.pipeline as pipeline
 from spam_transpile import TranspileError, transpile
+from spam_transpile.settings import Target
 
 needs_310 = pytest.mark.skipif(
     sys.version_info < (3, 10), reason="the standard tree needs 3.10+"
@@ -93,7 +94,7 @@ def test_code_outside_match_statements_costs_the_lowering_nothing(
         module, tree = cst.parse_module(text), ast.parse(text)
         with monkeypatch.context() as patch:
             count = _count_nodes_built(patch)
-            pipeline._lower_module(module, text, "<s>", (3, 9), tree)
+            pipeline._lower_module(module, text, "<s>", Target(3, 9), tree)
             return count()
 
     assert built_by_lowering(source(100)) == built_by_lowering(source(10))

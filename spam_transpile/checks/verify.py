@@ -13,6 +13,7 @@ import warnings
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from spam_transpile.errors import TranspileError
+from spam_transpile.settings import Target
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -60,7 +61,7 @@ def check_output(
     source: str,
     output: str,
     nodes: Optional[Sequence[ast.AST]],
-    target: Tuple[int, int],
+    target: Target,
     filename: str,
 ) -> None:
     """:func:`check_output_compiles`, then :func:`check_target_syntax`, with
@@ -79,20 +80,17 @@ def check_output(
     check_target_syntax(nodes, output, target, filename)
 
 
-def _compiles_for_target(text: str, filename: str, target: Tuple[int, int]) -> bool:
+def _compiles_for_target(text: str, filename: str, target: Target) -> bool:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            tree = ast.parse(text, filename, feature_version=_feature_version(target))
+            tree = ast.parse(
+                text, filename, feature_version=target.parser_feature_version
+            )
             compile(tree, filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return False
     return True
-
-
-def _feature_version(target: Tuple[int, int]) -> Tuple[int, int]:
-    # (3, 7) is the oldest feature version every 3.9+ parser knows.
-    return max(target, (3, 7))
 
 
 # --------------------------------------------------------------------------
@@ -102,7 +100,7 @@ def _feature_version(target: Tuple[int, int]) -> Tuple[int, int]:
 def check_target_syntax(
     nodes: Optional[Sequence[ast.AST]],
     output: str,
-    target: Tuple[int, int],
+    target: Target,
     filename: str,
 ) -> None:
     """Refuse a file the target's parser would refuse for the user's own code.
@@ -118,7 +116,7 @@ def check_target_syntax(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            ast.parse(output, filename, feature_version=_feature_version(target))
+            ast.parse(output, filename, feature_version=target.parser_feature_version)
         except SyntaxError as exc:
             raise TranspileError(
                 f"{exc.msg} (target Python {target[0]}.{target[1]})",
@@ -131,7 +129,7 @@ def check_target_syntax(
 
 
 def _check_newest_construct(
-    nodes: Optional[Sequence[ast.AST]], target: Tuple[int, int], filename: str
+    nodes: Optional[Sequence[ast.AST]], target: Target, filename: str
 ) -> None:
     if nodes is None:
         return
@@ -147,7 +145,7 @@ def _check_newest_construct(
 
 
 def _newest_construct(
-    nodes: Sequence[ast.AST], target: Tuple[int, int]
+    nodes: Sequence[ast.AST], target: Target
 ) -> Optional[Tuple[ast.AST, str, Tuple[int, int]]]:
     """The first construct (in tree order) the target cannot parse, and the
     node to point at."""

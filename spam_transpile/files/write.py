@@ -35,8 +35,6 @@ try:
 except ImportError:  # Windows: no advisory locks, see _abandoned
     fcntl = None  # type: ignore[assignment]
 
-LAYOUTS = ("keep-lines", "readable")
-
 
 # NamedTuples and plain classes, not dataclasses: those are slow to create
 # at import, and a rerun served by the stat cache is mostly start-up.
@@ -438,7 +436,6 @@ def unified_diff(before: str, after: str, name: str) -> str:
 
 
 __all__ = [
-    "LAYOUTS",
     "TEMP_SUFFIX",
     "ChangedDuringRun",
     "SourceFile",

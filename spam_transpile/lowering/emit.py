@@ -33,6 +33,7 @@ from spam_transpile.lowering.ir import (
 )
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.reads import Reads
+from spam_transpile.settings import Target
 
 
 @dataclass
@@ -61,7 +62,7 @@ def namespace_binder(namespace: str, mangle: Callable[[str], str]) -> Binder:
 
 def cell_binder(
     names: Names,
-    target: Tuple[int, int],
+    target: Target,
     globals_: frozenset,
     mangle: Callable[[str], str],
     store_call: str,
@@ -84,7 +85,7 @@ def cell_binder(
                 f"{names.builtin('globals')}().__setitem__({mangle(name)!r}, {value})"
             )
         cell = f"(lambda: {name}).__closure__[0]"
-        if target >= (3, 7):
+        if target.has_settable_cells:
             return f"{names.builtin('setattr')}({cell}, 'cell_contents', {value})"
         ctypes = f"{names.builtin('__import__')}('ctypes')"
         return (
@@ -121,7 +122,7 @@ def cell_binder(
 
 def class_binder(
     names: Names,
-    target: Tuple[int, int],
+    target: Target,
     declared: Tuple[frozenset, frozenset],
     mangle: Callable[[str], str],
 ) -> Binder:

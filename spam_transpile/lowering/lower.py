@@ -278,8 +278,8 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
     # CPython stores an or-pattern's captures in the order the first
     # alternative names them, whichever alternative matched (observable
     # where the namespace keeps order: an Enum body's members).
-    first = capture_names_of(p.patterns[0].pattern)
-    names.sort(key=lambda name: first.index(name) if name in first else len(first))
+    order: List[str] = capture_names_of(p.patterns[0].pattern)
+    names.sort(key=lambda name: order.index(name) if name in order else len(order))
     alternatives = tuple(cond for cond, _ in lowered)
     if any(is_true(cond) for cond in alternatives):
         # An irrefutable alternative: later ones are never tried.

@@ -153,6 +153,7 @@ class ReadableMatch:
             return
         scope.helper_global = True
         first = out[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
         out[0] = _statement(f"global {lowering.helper_name}").with_changes(
             leading_lines=first.leading_lines
         )
@@ -261,7 +262,7 @@ class ReadableMatch:
         """The length shared by each run of cases after the first (see
         ``statements``), measured again by the run's first test:
         ``(size := len(subject) if ...) >= 1``. In a function, with ``:=``."""
-        if self.scope_kind != "function" or self.owner.target < (3, 8):
+        if self.scope_kind != "function" or not self.owner.target.has_walrus:
             return lowered
         name = first.name if first is not None else ""
 
@@ -301,7 +302,7 @@ class ReadableMatch:
         if self.scope_kind != "function" or not isinstance(function, cst.FunctionDef):
             return []
         wanted: List[str] = []
-        if self.owner.target < (3, 8):
+        if not self.owner.target.has_walrus:
             for case, pattern in zip(cases, lowered):
                 stored = [n for alt in _stores_in(pattern.cond) for n, _ in alt]
                 if case.guard is not None:
@@ -332,7 +333,11 @@ class ReadableMatch:
         ``(point_fields := _spam.attrs(shape, Point, 2, ())) is not None``,
         then ``x, y = point_fields[0], point_fields[1]``."""
         helper = self.owner.lowering.helper_name
-        if not helper or self.owner.target < (3, 8) or self.scope_kind != "function":
+        if (
+            not helper
+            or not self.owner.target.has_walrus
+            or self.scope_kind != "function"
+        ):
             # ``:=`` is 3.8's; in a module or class body the variable would
             # stay an attribute (only where it was stored: no ``del``)
             return pattern
@@ -432,7 +437,7 @@ class ReadableMatch:
     def _binder(self) -> emit.Binder:
         owner = self.owner
         scope = owner.scopes[-1]
-        if owner.target >= (3, 8):
+        if owner.target.has_walrus:
             return emit.walrus_binder()
         if scope.kind == "function":
             return emit.cell_binder(

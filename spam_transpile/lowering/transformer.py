@@ -81,6 +81,7 @@ from spam_transpile.lowering.scopes import (
 )
 
 from spam_transpile.checks.validate import compiler_stage_error, parser_stage_error
+from spam_transpile.settings import Target
 
 Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
 
@@ -183,7 +184,7 @@ class MatchLowering(cst.CSTTransformer):
         names: Names,
         filename: str,
         source: str,
-        target: Tuple[int, int] = (3, 9),
+        target: Target = Target(3, 9),
         functions: Optional[List[Tuple[str, Callable[[], frozenset]]]] = None,
         facts: Optional[ModuleFacts] = None,
         layout: str = "keep-lines",
@@ -234,7 +235,7 @@ class MatchLowering(cst.CSTTransformer):
         instead where it cannot be): ``module.visit(self)``, through the
         blocks that can hold a match statement only, where that is all this
         transformer enters (see on_visit)."""
-        if self.target < (3, 8):
+        if not self.target.has_walrus:
             return self.module.visit(self)
         result = rewrite_blocks(self.module, self)
         assert isinstance(result, cst.Module)
@@ -245,7 +246,7 @@ class MatchLowering(cst.CSTTransformer):
         # walk enters nothing else, which saves most of it (LibCST rebuilds
         # every node it enters). Before 3.8 every expression is still
         # searched for ``:=``, which the target could not run.
-        if type(node) not in MAY_HOLD_MATCH and self.target >= (3, 8):
+        if type(node) not in MAY_HOLD_MATCH and self.target.has_walrus:
             return False
         skipped = self._skip.get(id(node))
         if skipped is not None:
@@ -265,7 +266,7 @@ class MatchLowering(cst.CSTTransformer):
     def _skippable(self, module: cst.Module) -> Dict[int, int]:
         """id -> number of ``def`` of the top-level statements holding no match."""
         facts = self.lowering.facts.statements
-        if facts is None or self.target < (3, 8) or self._functions is None:
+        if facts is None or not self.target.has_walrus or self._functions is None:
             return {}
         skip: Dict[int, int] = {}
         index = 0
@@ -309,11 +310,11 @@ class MatchLowering(cst.CSTTransformer):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         # The output keeps the user's own code: before 3.8 an assignment
         # expression anywhere in it would not compile on the target.
-        if self.target < (3, 8) and self.parser_error is None:
+        if not self.target.has_walrus and self.parser_error is None:
             line, column = self.position(node)
             self.parser_error = TranspileError(
                 "assignment expressions need Python 3.8 or newer "
-                f"(target is {self.target[0]}.{self.target[1]})",
+                f"(target is {self.target})",
                 filename=self.filename,
                 lineno=line,
                 offset=column,
@@ -393,7 +394,7 @@ class MatchLowering(cst.CSTTransformer):
                 continue
             assert isinstance(scope.node, cst.FunctionDef)
             if not self.readable and declaration_line(scope.node) is None:
-                if self.target < (3, 8):
+                if not self.target.has_walrus:
                     break  # no line to declare them on, and no ``:=``
                 # The outermost class in the function binds them, with
                 # ``:=`` in its bases, which run in the function's scope.
@@ -756,7 +757,7 @@ class MatchEmitter:
         """The facts of each run of cases after the first, computed by the
         run's first test with ``:=`` (in a function, on 3.8+; elsewhere
         those cases share none)."""
-        if self.scope.kind != FUNCTION or self.owner.target < (3, 8):
+        if self.scope.kind != FUNCTION or not self.owner.target.has_walrus:
             return []
         return [
             (start, end, self._subject_facts(lowered, start, end))
@@ -772,7 +773,7 @@ class MatchEmitter:
         temporary stays), with ``:=``."""
         if (
             self.scope.kind != FUNCTION
-            or self.owner.target < (3, 8)
+            or not self.owner.target.has_walrus
             or self.owner.helper_on_match_lines
             or not self._frame_quiet()
             or self.element_temps
@@ -854,7 +855,7 @@ class MatchEmitter:
         test, through the variables' cells (emit.cell_binder)."""
         case = self.node.cases[index]
         if (
-            self.owner.target >= (3, 8)
+            self.owner.target.has_walrus
             or self.scope.kind != FUNCTION
             or not pattern.bindings
             or case.guard is not None
@@ -875,7 +876,7 @@ class MatchEmitter:
         helper = self.owner.lowering.helper_name
         if (
             self.scope.kind != FUNCTION
-            or self.owner.target < (3, 8)
+            or not self.owner.target.has_walrus
             or not self._frame_quiet()
         ):
             return pattern
@@ -903,7 +904,7 @@ class MatchEmitter:
         where ``:=`` stores them (3.8+)."""
         if (
             self.scope.kind != FUNCTION
-            or self.owner.target < (3, 8)
+            or not self.owner.target.has_walrus
             or not self._frame_quiet()
         ):
             return frozenset()
@@ -1017,7 +1018,7 @@ class MatchEmitter:
         an assignment for CPython); a bare annotation does exactly that and
         runs nothing.
         """
-        if self.scope.kind != FUNCTION or self.owner.target >= (3, 8):
+        if self.scope.kind != FUNCTION or self.owner.target.has_walrus:
             return []
         declared = self.scope.declared_globals() | self.scope.declared_nonlocals()
         # a name a case body assigns is a local already
@@ -1183,7 +1184,7 @@ class MatchEmitter:
         return (self.node.indent or self.owner.module.default_indent) * 2
 
     def _binder(self) -> emit.Binder:
-        modern = self.owner.target >= (3, 8)
+        modern = self.owner.target.has_walrus
         kind = self.scope.kind
         if kind == FUNCTION:
             # ``:=`` outside a comprehension binds global, nonlocal and
