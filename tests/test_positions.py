@@ -196,7 +196,7 @@ def test_case_headers_line_breaks_from_positions(name: str, source: str) -> None
     guard, a tuple's trailing comma): the transformer then generates it."""
     from spam_transpile.syntax.codegen import code_for
     from spam_transpile.lowering.positions import in_source_order
-    from spam_transpile.lowering.transformer import header_line_breaks
+    from spam_transpile.lowering.positions import header_line_breaks
 
     module = cst.parse_module(split_layout(source).text)
     tree = ast.parse(split_layout(source).text)

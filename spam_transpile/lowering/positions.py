@@ -213,3 +213,33 @@ def header_comments(
 
 
 _EMPTY = cst.Module([])
+
+
+def header_line_breaks(case: cst.MatchCase, standard: ast.match_case) -> Optional[int]:
+    """The line breaks of a case's header (the text between ``case`` and its
+    colon) without generating its code: the pattern's and the guard's come
+    from their positions in the standard tree, which span them exactly but
+    for parentheses around them (and a tuple's trailing comma), where this
+    gives None."""
+    pattern, guard = case.pattern, case.guard
+    if pattern.lpar or pattern.rpar or _ends_with_comma(pattern):
+        return None
+    spaces = [case.whitespace_after_case, case.whitespace_before_colon]
+    count = standard.pattern.end_lineno - standard.pattern.lineno  # type: ignore[operator]
+    if guard is not None:
+        if guard.lpar or guard.rpar or standard.guard is None:
+            return None
+        spaces += [case.whitespace_before_if, case.whitespace_after_if]
+        count += standard.guard.end_lineno - standard.guard.lineno  # type: ignore[operator]
+    for space in spaces:
+        if type(space) is not cst.SimpleWhitespace:
+            return None
+        count += space.value.count("\n")
+    return count
+
+
+def _ends_with_comma(pattern: cst.MatchPattern) -> bool:
+    if type(pattern) is not cst.MatchTuple:
+        return False
+    elements = pattern.patterns  # type: ignore[attr-defined]
+    return bool(elements) and isinstance(elements[-1].comma, cst.Comma)

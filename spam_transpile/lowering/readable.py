@@ -73,6 +73,7 @@ from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_sour
 from spam_transpile.lowering.early_binding import read_calls_once
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
+from spam_transpile.lowering.subjects import local_subject
 from spam_transpile.lowering.subject_facts import SharedKeys
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -114,9 +115,6 @@ class ReadableMatch:
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
-        # Imported here: the transformer imports this module.
-        from spam_transpile.lowering.transformer import local_subject
-
         local = local_subject(self.owner, self.owner.scopes[-1], self.original, node)
         if local is not None:
             return local.text, None, local

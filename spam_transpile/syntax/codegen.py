@@ -10,7 +10,8 @@ no-op context instead: the text is the same, token for token.
 from __future__ import annotations
 
 import contextlib
-from typing import ContextManager, Optional
+import dataclasses
+from typing import ContextManager, List, Optional
 
 import libcst as cst
 
@@ -19,7 +20,7 @@ try:  # LibCST's internal state class: a newer LibCST may move it
 except ImportError:  # pragma: no cover - then LibCST's own path, slower
     CodegenState = None  # type: ignore[assignment,misc]
 
-__all__ = ["code_for", "without_parens"]
+__all__ = ["HelperPlaceholder", "RawExpression", "code_for", "without_parens"]
 
 _NOTHING: ContextManager[None] = contextlib.nullcontext()
 
@@ -93,3 +94,27 @@ def _attribute_text(node: cst.Attribute) -> Optional[str]:
     if value is None:
         return None
     return f"{value}{before.value}.{after.value}{node.attr.value}"
+
+
+class RawExpression(cst.Name):
+    """Generated expression text, placed in the tree without re-parsing it.
+
+    The text comes from our own emitter and is parsed again, as part of the
+    whole output, by the verify step in the tests; parsing each test here
+    would cost more than all the rest of the lowering.
+    """
+
+    def _validate(self) -> None:
+        if not self.value:
+            raise cst.CSTValidationError("empty generated expression")
+
+
+@dataclasses.dataclass(frozen=True)
+class HelperPlaceholder(RawExpression):
+    """Where a match line binds the helper: its text, which depends on every
+    match of the module, is put in ``text[0]`` once they are all lowered."""
+
+    text: List[str] = dataclasses.field(default_factory=lambda: [""])
+
+    def _codegen_impl(self, state: CodegenState) -> None:
+        state.add_token(self.text[0])

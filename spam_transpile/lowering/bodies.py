@@ -1,0 +1,171 @@
+"""Edits of a case body: statements run first, temporaries deleted on every
+path out, a class's temporaries bound in its bases."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple, Union
+
+import libcst as cst
+
+from spam_transpile.syntax.codegen import RawExpression
+from spam_transpile.syntax.cstwalk import contains
+
+Body = Union[cst.IndentedBlock, cst.SimpleStatementSuite]
+
+
+def element_value(element: cst.BaseElement) -> cst.BaseExpression:
+    # Only local names get here (``local_subject``): never a starred element.
+    assert isinstance(element, cst.Element)
+    return element.value
+
+
+def as_body(suite: cst.BaseSuite) -> Body:
+    # LibCST's only two suites; the base class exists for typing.
+    assert isinstance(suite, (cst.IndentedBlock, cst.SimpleStatementSuite))
+    return suite
+
+
+def leading_lines_of(statement: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    return getattr(statement, "leading_lines", ())
+
+
+def bind_in_bases(node: cst.ClassDef, temps: Sequence[str]) -> cst.ClassDef:
+    """``class K(*[t := None][:0], ...):``: binds ``temps`` in the enclosing
+    function's scope, adds no base, and keeps the line."""
+    stores = ", ".join(f"{temp} := None" for temp in temps)
+    arg = cst.Arg(
+        value=RawExpression(f"[{stores}][:0]"),
+        star="*",
+        comma=(
+            cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            if node.bases or node.keywords
+            else cst.MaybeSentinel.DEFAULT
+        ),
+    )
+    return node.with_changes(
+        bases=[arg, *node.bases], lpar=cst.LeftParen(), rpar=cst.RightParen()
+    )
+
+
+def blank_lines(count: int) -> List[cst.EmptyLine]:
+    return [cst.EmptyLine(indent=False) for _ in range(count)]
+
+
+_RUNS_CODE = (cst.Call, cst.Await, cst.Yield)
+_SUSPENDS = (cst.Await, cst.Yield)
+
+
+def returns_unseen(body: Body, frame_quiet: bool) -> bool:
+    """Whether the body starts by returning with no call on the way, so that
+    nothing can look at the frame's locals before it is gone: its
+    temporaries need no ``del`` (the function is not in a ``try``/``with``,
+    whose code could run after the ``return``).
+
+    A call (``locals()``, ``eval``, a function reading its caller's frame)
+    could see them; an operator or property reading the caller's frame
+    through ``sys._getframe`` could too, a limit the README states. In a
+    ``frame_quiet`` function (early_binding.reads_own_frame) only such code
+    from outside could: a call is no different from an operator there. A
+    ``yield`` or ``await`` would keep the frame alive, suspended.
+    """
+    first = body.body[0]
+    if isinstance(first, cst.SimpleStatementLine):
+        first = first.body[0]
+    if not isinstance(first, cst.Return):
+        return False
+    if first.value is None:
+        return True
+    return not contains(first.value, _SUSPENDS if frame_quiet else _RUNS_CODE)
+
+
+def starts_simple(body: Body) -> bool:
+    """Whether the body's first line holds simple statements only."""
+    return isinstance(body, cst.SimpleStatementSuite) or isinstance(
+        body.body[0], cst.SimpleStatementLine
+    )
+
+
+def run_first(body: Body, stores: List[Tuple[str, str]]) -> Body:
+    """``name = value`` for each of ``stores``, first on the body's first
+    line (``starts_simple``)."""
+    smalls: List[cst.BaseSmallStatement] = [
+        cst.Expr(
+            RawExpression(f"{name} = {value}"),
+            semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
+        )
+        for name, value in stores
+    ]
+    prefixed = prefix_first_line(body, smalls)
+    assert prefixed is not None
+    return prefixed
+
+
+def prefix_first_line(
+    body: Body, smalls: List[cst.BaseSmallStatement]
+) -> Optional[Body]:
+    """``smalls`` put first on the body's first line, or None where that line
+    starts a compound statement (which cannot share it)."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.with_changes(body=[*smalls, *body.body])
+    first = body.body[0]
+    if not isinstance(first, cst.SimpleStatementLine):
+        return None
+    first = first.with_changes(body=[*smalls, *first.body])
+    return body.with_changes(body=[first, *body.body[1:]])
+
+
+def delete_first(body: Body, names: List[str]) -> Body:
+    """Prefix ``del name;`` to the first line the body always runs first.
+
+    That is the body's first line when it is a simple statement, or the first
+    line inside a leading ``try:``/``with`` block (which always starts
+    running); other compound statements cannot share their line, and the
+    temporary then lives until the function returns (documented limitation).
+    """
+    target: cst.BaseDelTargetExpression = cst.Name(names[0])
+    if len(names) > 1:
+        target = cst.Tuple([cst.Element(cst.Name(n)) for n in names], lpar=[], rpar=[])
+    delete = cst.Del(
+        target=target,
+        semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")),
+    )
+    prefixed = prefix_first_line(body, [delete])
+    if prefixed is not None:
+        return prefixed
+    first = body.body[0]
+    if isinstance(first, (cst.Try, cst.With)):
+        inner = delete_first(as_body(first.body), names)
+        if inner is first.body:
+            return body
+        first = first.with_changes(body=inner)
+    elif isinstance(first, cst.If):
+        branched = delete_in_every_branch(first, names)
+        if branched is None:
+            return body
+        first = branched
+    else:
+        return body
+    return body.with_changes(body=[first, *body.body[1:]])
+
+
+def delete_in_every_branch(node: cst.If, names: List[str]) -> Optional[cst.If]:
+    # An if/elif/else with an else runs exactly one of its bodies: deleting
+    # first thing in each is deleting once, whichever runs.
+    inner = delete_first(as_body(node.body), names)
+    if inner is node.body:
+        return None
+    orelse = node.orelse
+    if orelse is None:
+        return None
+    if isinstance(orelse, cst.If):
+        new_orelse: Optional[Union[cst.If, cst.Else]] = delete_in_every_branch(
+            orelse, names
+        )
+    else:
+        else_body = delete_first(as_body(orelse.body), names)
+        new_orelse = (
+            None if else_body is orelse.body else orelse.with_changes(body=else_body)
+        )
+    if new_orelse is None:
+        return None
+    return node.with_changes(body=inner, orelse=new_orelse)
