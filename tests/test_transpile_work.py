@@ -332,7 +332,24 @@ PARTIAL_SOURCES = {
     "no-final-newline": _MATCH_DEF + "\n\ndef g():\n    return 1",
     "user-name-like-a-stand-in": "_spam_not_parsed_0 = 1\n_spam_not_parsed_0\n"
     + _MATCH_DEF,
+    # the first indented block over several lines, with a blank line in it:
+    # the helper's carriers go on blank lines, never inside a stand-in
+    "carriers-after-first-block": '"""Doc."""\nclass C:\n    a = 1\n\n    b = 2\n'
+    "\n\ndef f(x):\n    match x:\n        case [v, *rest] if rest:\n"
+    "            return rest\n        case {'k': v, **rest}:\n"
+    "            return rest\n",
 }
+
+
+@needs_310
+@pytest.mark.parametrize("name", ["carriers-after-first-block", "decorated"])
+def test_the_partial_parse_does_the_work(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """No second run over the whole file: it would double the work."""
+    done = _partial_runs(monkeypatch)
+    transpile(PARTIAL_SOURCES[name])
+    assert done == [True]
 
 
 @needs_310

@@ -276,7 +276,10 @@ def _write_stand_in(
         lines[index] = ""
     if indent is not None:
         lines[first] = f"if {name}:"
-        lines[first + 1] = indent + "pass"
+        # Every line its own ``pass``: a blank line here would be one of the
+        # module's, where the helper's carriers may go (helper_lines).
+        for index in range(first + 1, last + 1):
+            lines[index] = indent + "pass"
     elif first == last:
         lines[first] = name
     else:
