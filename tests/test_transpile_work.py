@@ -334,6 +334,9 @@ PARTIAL_SOURCES = {
     + _MATCH_DEF,
     # the first indented block over several lines, with a blank line in it:
     # the helper's carriers go on blank lines, never inside a stand-in
+    # a ``def`` inside a stand-in still counts among the module's functions
+    "def-in-stand-in": "class P:\n    x: int\n\n\nclass T:\n    def m(self):\n"
+    "        return 1\n\n\n" + _MATCH_DEF,
     "carriers-after-first-block": '"""Doc."""\nclass C:\n    a = 1\n\n    b = 2\n'
     "\n\ndef f(x):\n    match x:\n        case [v, *rest] if rest:\n"
     "            return rest\n        case {'k': v, **rest}:\n"
@@ -350,6 +353,33 @@ def test_the_partial_parse_does_the_work(
     done = _partial_runs(monkeypatch)
     transpile(PARTIAL_SOURCES[name])
     assert done == [True]
+
+
+@needs_310
+@pytest.mark.parametrize(
+    "name", ["def-in-stand-in", "decorated", "carriers-after-first-block"]
+)
+def test_stand_ins_keep_the_stable_locals_aligned(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """The ``def``s of statements the walk never sees (stand-ins of a
+    decorated def or a class) still count: the list of stable locals the
+    ast gave stays in step with the functions LibCST visits, so the walk
+    keeps trusting it instead of giving it up."""
+    from spam_transpile.lowering.transformer import MatchLowering
+
+    trusted: List[bool] = []
+    original = MatchLowering.visit_FunctionDef
+
+    def recording(self: MatchLowering, node: cst.FunctionDef) -> None:
+        original(self, node)
+        trusted.append(self._functions is not None)
+
+    monkeypatch.setattr(MatchLowering, "visit_FunctionDef", recording)
+    done = _partial_runs(monkeypatch)
+    transpile(PARTIAL_SOURCES[name])
+    assert done == [True]
+    assert trusted and all(trusted)
 
 
 @needs_310

@@ -70,6 +70,8 @@ class MatchLowering(cst.CSTTransformer):
         self._functions = functions
         self._function_index = 0
         self._skip: Dict[int, int] = {}
+        #: id -> ``def``s in the statements before it the walk was not offered
+        self._defs_before: Dict[int, int] = {}
         self.module = module
         self.names = names
         self.filename = filename
@@ -126,6 +128,7 @@ class MatchLowering(cst.CSTTransformer):
             # inside, but its ``def`` count in the list of stable locals.
             self._function_index += skipped
             return False
+        self._function_index += self._defs_before.pop(id(node), 0)
         return super().on_visit(node)
 
     def on_leave(  # type: ignore[override]
@@ -136,12 +139,14 @@ class MatchLowering(cst.CSTTransformer):
         return super().on_leave(original_node, updated_node)
 
     def _skippable(self, module: cst.Module) -> Dict[int, int]:
-        """id -> number of ``def`` of the top-level statements holding no match."""
+        """id -> number of ``def`` before and in each top-level statement the
+        walk is offered (syntax.blocks) that holds no match; the counts of
+        the ``def``s before one that does go to :attr:`_defs_before`."""
         facts = self.lowering.facts.statements
         if facts is None or not self.target.has_walrus or self._functions is None:
             return {}
         skip: Dict[int, int] = {}
-        index = 0
+        index = pending = 0
         for statement in module.body:
             size = (
                 len(statement.body)
@@ -152,8 +157,17 @@ class MatchLowering(cst.CSTTransformer):
             index += size
             if len(covered) != size:
                 return {}  # the two parsers disagree: walk everything
-            if not any(has_match for has_match, _ in covered):
-                skip[id(statement)] = sum(count for _, count in covered)
+            own = sum(count for _, count in covered)
+            pending += own
+            if type(statement) not in MAY_HOLD_MATCH:
+                # never offered to the walk: a stand-in of syntax.partial
+                # for a decorated ``def`` or a class counts with the next
+                continue
+            if any(has_match for has_match, _ in covered):
+                self._defs_before[id(statement)] = pending - own
+            else:
+                skip[id(statement)] = pending
+            pending = 0
         return skip if index == len(facts) else {}
 
     def position(self, node: cst.CSTNode) -> Tuple[int, int]:
