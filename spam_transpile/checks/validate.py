@@ -16,9 +16,9 @@ order CPython's compiler reaches them, so call it in pre-order (from
 The tool runs on 3.9, so nothing here asks the running interpreter's compiler.
 Each rule is one ``check_*`` function mirroring a CPython routine:
 
-* parser stage (``Grammar/python.gram`` and its action helpers): a complex
-  literal must be ``real +/- imaginary``, ``_`` is no as-target, no unary
-  ``+`` and no t-string in a pattern. LibCST's parser refuses the first two
+* parser stage (``Grammar/python.gram`` and its action helpers, in
+  checks/parser_rules.py): a complex literal must be ``real +/- imaginary``,
+  ``_`` is no as-target, no unary ``+`` and no t-string in a pattern. LibCST's parser refuses the first two
   itself (its message and position then are LibCST's); LibCST 1.9 accepts
   ``case +1:`` and t-strings, which 3.10-3.13 reject.
 * compiler stage (``compiler_pattern_*`` in ``Python/compile.c``, 3.13:
@@ -41,76 +41,37 @@ same in 3.10 to 3.13.
 
 from __future__ import annotations
 
-import ast
-import functools
-import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from spam_transpile.syntax.blocks import parts_holding_matches
 from spam_transpile.errors import TranspileError
-from spam_transpile.syntax.cstwalk import PATTERN_TYPES, pattern_nodes
+from spam_transpile.checks.parser_rules import check_parser_rules
+from spam_transpile.checks.reporter import PositionFn, Reporter
+from spam_transpile.checks.constants import (
+    NOT_CONSTANT,
+    UNKNOWN_CONSTANT,
+    constant_value,
+)
+from spam_transpile.checks.messages import (
+    MSG_ALTERNATIVES,
+    MSG_DEBUG,
+    MSG_DUPLICATE_KEY,
+    MSG_DUPLICATE_NAME,
+    MSG_KEY_KIND,
+    MSG_NAME_CAPTURE,
+    MSG_REPEATED_ATTR,
+    MSG_STARS,
+    MSG_VALUE_KIND,
+    MSG_WILDCARD,
+)
 
-PositionFn = Callable[[cst.CSTNode], Tuple[int, int]]
 # The CPython release whose positions are reproduced by default (3.12 and 3.13
 # agree on every case tested).
 DEFAULT_CPYTHON: Tuple[int, int] = (3, 12)
-
-MSG_NAME_CAPTURE = "name capture {!r} makes remaining patterns unreachable"
-MSG_WILDCARD = "wildcard makes remaining patterns unreachable"
-MSG_ALTERNATIVES = "alternative patterns bind different names"
-MSG_DUPLICATE_NAME = "multiple assignments to name {!r} in pattern"
-MSG_DEBUG = "cannot assign to __debug__"
-MSG_STARS = "multiple starred names in sequence pattern"
-MSG_KEY_KIND = "mapping pattern keys may only match literals and attribute lookups"
-MSG_DUPLICATE_KEY = "mapping pattern checks duplicate key ({!r})"
-MSG_VALUE_KIND = "patterns may only match literals and attribute lookups"
-MSG_REPEATED_ATTR = "attribute name repeated in class pattern: {}"
-MSG_REAL = "real number required in complex literal"
-MSG_IMAGINARY = "imaginary number required in complex literal"
-MSG_UNDERSCORE_TARGET = "cannot use '_' as a target"
-MSG_INVALID_SYNTAX = "invalid syntax"
-
-# Every message of the rules above, as a pattern: CPython's compile() on
-# the tool's interpreter may report one of these first, but where it points
-# depends on the CPython release, so the rules here report them instead.
-_PATTERN_RULE_MESSAGES = re.compile(
-    "|".join(
-        re.escape(message)
-        .replace(re.escape("{!r}"), ".*")
-        .replace(re.escape("{}"), ".*")
-        for message in (
-            MSG_NAME_CAPTURE,
-            MSG_WILDCARD,
-            MSG_ALTERNATIVES,
-            MSG_DUPLICATE_NAME,
-            MSG_DEBUG,
-            MSG_STARS,
-            MSG_KEY_KIND,
-            MSG_DUPLICATE_KEY,
-            MSG_VALUE_KIND,
-            MSG_REPEATED_ATTR,
-        )
-    )
-)
-
-
-def is_pattern_rule_message(msg: str) -> bool:
-    """Is ``msg`` one of the compiler-stage errors the pattern rules report?"""
-    return _PATTERN_RULE_MESSAGES.fullmatch(msg) is not None
-
-
-_Number = (cst.Integer, cst.Float, cst.Imaginary)
-_TemplatedString = getattr(cst, "TemplatedString", None)  # newer LibCSTs only
-# What constant_value() returns for a literal that CPython's AST optimizer
-# does not fold into a Constant (an f-string stays a JoinedStr), and for a
-# Constant whose value this interpreter cannot compute (a decimal literal past
-# the int digit limit, which CPython refuses for its own reasons).
-_NOT_CONSTANT = object()
-_UNKNOWN_CONSTANT = object()
 
 
 def check_match(
@@ -126,7 +87,7 @@ def check_match(
     Parser errors anywhere in the statement win over compiler errors, as
     CPython parses a whole file before compiling any of it.
     """
-    reporter = _Reporter(filename, position, source)
+    reporter = Reporter(filename, position, source)
     check_parser_rules(node, reporter)
     _MatchCompiler(reporter, cpython).statement(node)
 
@@ -146,7 +107,7 @@ def check_module(
     the file; calling :func:`check_match` per statement gets the first right
     only within one statement.
     """
-    reporter = _Reporter(filename, position, source)
+    reporter = Reporter(filename, position, source)
     check_parser_rules(module, reporter)
     compiler = _MatchCompiler(reporter, cpython)
     for match in compiler.nested_matches(module):
@@ -167,7 +128,7 @@ def parser_stage_error(
     the whole file: its first parser error, else its first compiler error.
     """
     try:
-        check_parser_rules(node, _Reporter(filename, position, source))
+        check_parser_rules(node, Reporter(filename, position, source))
     except TranspileError as error:
         return error
     return None
@@ -183,162 +144,10 @@ def compiler_stage_error(
 ) -> Optional[TranspileError]:
     """The first compiler-stage error in ``node`` and its nested statements."""
     try:
-        _MatchCompiler(_Reporter(filename, position, source), cpython).statement(node)
+        _MatchCompiler(Reporter(filename, position, source), cpython).statement(node)
     except TranspileError as error:
         return error
     return None
-
-
-# --------------------------------------------------------------------------
-# Positions and errors
-
-
-def _source_lines(source: str) -> List[str]:
-    # CPython (and LibCST) end lines at \r\n, \r or \n only; str.splitlines
-    # would also split at \f, \v, \x1c... and shift every later line number.
-    return re.split(r"\r\n|\r|\n", source)
-
-
-_cached_source_lines = functools.lru_cache(maxsize=4)(_source_lines)
-
-
-@dataclass
-class _Reporter:
-    filename: str
-    position: PositionFn
-    source: Optional[str]
-
-    def start(self, node: cst.CSTNode) -> Tuple[int, int]:
-        """Where CPython's AST node for ``node`` starts: (line, 1-based column).
-
-        LibCST leaves a node's own parentheses out of its position, except
-        for the literal of a MatchValue/MatchSingleton (the parentheses belong
-        to the value, which the pattern's range covers); CPython's group
-        pattern ``(p)`` has p's position, but a parenthesised sequence
-        pattern starts at its innermost ``(``.
-        """
-        if isinstance(node, (cst.MatchValue, cst.MatchSingleton)):
-            return self.position(node.value)
-        if isinstance(node, cst.MatchTuple) and node.lpar:
-            return self.position(node.lpar[-1])
-        return self.position(node)
-
-    def parser_error(self, msg: str, node: cst.CSTNode) -> TranspileError:
-        """An error of CPython's parser: its offset counts characters."""
-        lineno, offset = self.start(node)
-        return TranspileError(msg, filename=self.filename, lineno=lineno, offset=offset)
-
-    def compiler_error(self, msg: str, node: cst.CSTNode) -> TranspileError:
-        """An error of CPython's compiler: its offset counts UTF-8 bytes.
-
-        compiler_error() passes the AST's col_offset (bytes) + 1 unconverted,
-        unlike the parser, which converts to characters.
-        """
-        lineno, offset = self.start(node)
-        if self.source is not None:
-            lines = _cached_source_lines(self.source)
-            if 0 < lineno <= len(lines):
-                prefix = lines[lineno - 1][: offset - 1]
-                offset = len(prefix.encode("utf-8", "surrogatepass")) + 1
-        return TranspileError(msg, filename=self.filename, lineno=lineno, offset=offset)
-
-
-# --------------------------------------------------------------------------
-# Parser stage: rules of CPython's grammar that LibCST's grammar may not have.
-
-
-def check_parser_rules(root: cst.CSTNode, reporter: _Reporter) -> None:
-    """Apply the grammar's pattern rules to every pattern under ``root``.
-
-    The PEG parser stops at the first error in the text, so patterns are
-    visited in text order (LibCST lists children in source order).
-    """
-    for node in _walk_text_order(root):
-        kind = type(node)  # exact types: isinstance() on LibCST's ABCs is slow
-        if kind is cst.MatchValue:
-            check_literal_syntax(node.value, reporter)  # type: ignore[attr-defined]
-        elif kind is cst.MatchMappingElement:
-            check_literal_syntax(node.key, reporter)  # type: ignore[attr-defined]
-        elif kind is cst.MatchAs:
-            check_as_target(node, reporter)  # type: ignore[arg-type]
-
-
-def _walk_text_order(
-    node: cst.CSTNode, in_pattern: bool = False
-) -> Iterator[cst.CSTNode]:
-    """``node`` and its descendants that can hold a pattern, in text order.
-
-    Only blocks of compound statements and patterns are entered (no pattern
-    can hide in an expression or a simple statement); inside a pattern only
-    pattern nodes and mapping elements are visited. Both by direct recursion
-    over their fields, which is much cheaper than LibCST's generic
-    ``children``.
-    """
-    if type(node) in PATTERN_TYPES:
-        yield from pattern_nodes(node)  # type: ignore[arg-type]
-        return
-    yield node
-    for child in parts_holding_matches(node):
-        yield from _walk_text_order(child)
-
-
-def check_literal_syntax(expr: cst.BaseExpression, reporter: _Reporter) -> None:
-    """A literal pattern or mapping key: ``literal_pattern`` / ``literal_expr``.
-
-    Unary ``+`` is not in the grammar (``signed_number`` only knows ``-``),
-    nor is a t-string (3.10-3.13 tokenize ``t"x"`` as NAME STRING): both are a
-    plain "invalid syntax" at the offending token.
-    """
-    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Plus:
-        raise reporter.parser_error(MSG_INVALID_SYNTAX, expr)
-    check_complex_literal(expr, reporter)
-    check_no_template_string(expr, reporter)
-
-
-def check_complex_literal(expr: cst.BaseExpression, reporter: _Reporter) -> None:
-    """``complex_number``: ``signed_real_number ('+'|'-') imaginary_number``.
-
-    _PyPegen_ensure_real / _PyPegen_ensure_imaginary raise at the offending
-    NUMBER token, the real part first.
-    """
-    if not isinstance(expr, cst.BinaryOperation):
-        return
-    if not isinstance(expr.operator, (cst.Add, cst.Subtract)):
-        return
-    real = expr.left
-    if isinstance(real, cst.UnaryOperation) and isinstance(real.operator, cst.Plus):
-        raise reporter.parser_error(MSG_INVALID_SYNTAX, real)
-    if isinstance(real, cst.UnaryOperation) and isinstance(real.operator, cst.Minus):
-        real = real.expression
-    if isinstance(real, cst.Imaginary):
-        raise reporter.parser_error(MSG_REAL, real)
-    if isinstance(expr.right, _Number) and not isinstance(expr.right, cst.Imaginary):
-        raise reporter.parser_error(MSG_IMAGINARY, expr.right)
-
-
-def check_no_template_string(expr: cst.BaseExpression, reporter: _Reporter) -> None:
-    """A t-string (LibCST 1.9 parses them) is NAME STRING to 3.10-3.13."""
-    if _TemplatedString is None:
-        return
-    for part in _string_parts(expr):
-        if isinstance(part, _TemplatedString):
-            lineno, offset = reporter.start(part)
-            prefix = len(part.start.rstrip("'\""))
-            raise TranspileError(
-                MSG_INVALID_SYNTAX,
-                filename=reporter.filename,
-                lineno=lineno,
-                offset=offset + prefix,
-            )
-
-
-def check_as_target(node: cst.MatchAs, reporter: _Reporter) -> None:
-    """``invalid_as_pattern``: ``or_pattern 'as' "_"``.
-
-    A bare ``_`` is a wildcard (LibCST: no name); only ``p as _`` is an error.
-    """
-    if node.pattern is not None and node.name is not None and node.name.value == "_":
-        raise reporter.parser_error(MSG_UNDERSCORE_TARGET, node.name)
 
 
 # --------------------------------------------------------------------------
@@ -361,7 +170,7 @@ class _MatchCompiler:
     pattern at fault.
     """
 
-    def __init__(self, reporter: _Reporter, cpython: Tuple[int, int]) -> None:
+    def __init__(self, reporter: Reporter, cpython: Tuple[int, int]) -> None:
         self.reporter = reporter
         self.stale_locations = cpython < (3, 12)
         self.handlers_before_else = cpython < (3, 11)
@@ -525,7 +334,7 @@ class _MatchCompiler:
 
 
 def check_irrefutable_allowed(
-    p: cst.MatchAs, pc: _PatternContext, reporter: _Reporter
+    p: cst.MatchAs, pc: _PatternContext, reporter: Reporter
 ) -> None:
     """compiler_pattern_as: a capture or ``_`` that is neither last, guarded,
     nor inside a container makes the following cases/alternatives dead."""
@@ -536,14 +345,14 @@ def check_irrefutable_allowed(
     raise reporter.compiler_error(MSG_WILDCARD, p)
 
 
-def check_not_debug(name: str, site: cst.CSTNode, reporter: _Reporter) -> None:
+def check_not_debug(name: str, site: cst.CSTNode, reporter: Reporter) -> None:
     """forbidden_name(): ``__debug__`` is never a store target."""
     if name == "__debug__":
         raise reporter.compiler_error(MSG_DEBUG, site)
 
 
 def check_name_not_bound(
-    name: str, pc: _PatternContext, site: cst.CSTNode, reporter: _Reporter
+    name: str, pc: _PatternContext, site: cst.CSTNode, reporter: Reporter
 ) -> None:
     """compiler_error_duplicate_store: one name, one binding per pattern.
 
@@ -555,7 +364,7 @@ def check_name_not_bound(
 
 
 def check_alternatives_bind_same_names(
-    control: List[str], stores: List[str], site: cst.CSTNode, reporter: _Reporter
+    control: List[str], stores: List[str], site: cst.CSTNode, reporter: Reporter
 ) -> None:
     """compiler_pattern_or: every alternative binds the first one's names.
 
@@ -566,7 +375,7 @@ def check_alternatives_bind_same_names(
 
 
 def check_single_star(
-    p: Union[cst.MatchList, cst.MatchTuple], reporter: _Reporter
+    p: Union[cst.MatchList, cst.MatchTuple], reporter: Reporter
 ) -> None:
     """compiler_pattern_sequence: at most one ``*name`` or ``*_``."""
     stars = [element for element in p.patterns if isinstance(element, cst.MatchStar)]
@@ -574,7 +383,7 @@ def check_single_star(
         raise reporter.compiler_error(MSG_STARS, p)
 
 
-def check_mapping_keys(p: cst.MatchMapping, reporter: _Reporter) -> None:
+def check_mapping_keys(p: cst.MatchMapping, reporter: Reporter) -> None:
     """compiler_pattern_mapping: keys are folded Constants (no duplicates,
     compared with ``==`` as a set does: 0 == False == 0.0 == 0j) or
     attribute lookups; errors point at the mapping pattern."""
@@ -584,9 +393,9 @@ def check_mapping_keys(p: cst.MatchMapping, reporter: _Reporter) -> None:
         if isinstance(key, cst.Attribute):
             continue
         value = constant_value(key)
-        if value is _NOT_CONSTANT:
+        if value is NOT_CONSTANT:
             raise reporter.compiler_error(MSG_KEY_KIND, p)
-        if value is _UNKNOWN_CONSTANT:
+        if value is UNKNOWN_CONSTANT:
             continue
         try:
             duplicate = value in seen
@@ -597,16 +406,16 @@ def check_mapping_keys(p: cst.MatchMapping, reporter: _Reporter) -> None:
             raise reporter.compiler_error(MSG_DUPLICATE_KEY.format(value), p)
 
 
-def check_value_pattern(p: cst.MatchValue, reporter: _Reporter) -> None:
+def check_value_pattern(p: cst.MatchValue, reporter: Reporter) -> None:
     """compiler_pattern_value: MATCH_VALUE_EXPR, a Constant or an Attribute
     (an f-string is a JoinedStr, even without replacement fields)."""
     if isinstance(p.value, cst.Attribute):
         return
-    if constant_value(p.value) is _NOT_CONSTANT:
+    if constant_value(p.value) is NOT_CONSTANT:
         raise reporter.compiler_error(MSG_VALUE_KIND, p)
 
 
-def check_class_keywords(p: cst.MatchClass, reporter: _Reporter) -> None:
+def check_class_keywords(p: cst.MatchClass, reporter: Reporter) -> None:
     """validate_kwd_attrs: each keyword in turn is checked for ``__debug__``
     and then for a later repeat; errors point at the keyword's pattern."""
     names = [_identifier(keyword.key) for keyword in p.kwds]
@@ -663,62 +472,3 @@ def _sequence_subpatterns_compiled(
             if not isinstance(e, cst.MatchStar) and not _is_wildcard(e)
         ]
     return elements
-
-
-def _string_parts(expr: cst.BaseExpression) -> List[cst.BaseExpression]:
-    if type(expr) is cst.ConcatenatedString:
-        return _string_parts(expr.left) + _string_parts(expr.right)
-    return [expr]
-
-
-def constant_value(expr: cst.BaseExpression) -> object:
-    """The Constant CPython's AST optimizer folds a literal into, or
-    _NOT_CONSTANT (f-strings stay JoinedStr)."""
-    if type(expr) is cst.Name and expr.value in ("None", "True", "False"):
-        return {"None": None, "True": True, "False": False}[expr.value]
-    if isinstance(expr, _Number):
-        return _evaluate_number(expr.value)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
-        operand = constant_value(expr.expression)
-        if operand is _NOT_CONSTANT or operand is _UNKNOWN_CONSTANT:
-            return operand
-        return -operand  # type: ignore[operator]
-    if isinstance(expr, cst.BinaryOperation) and isinstance(
-        expr.operator, (cst.Add, cst.Subtract)
-    ):
-        left, right = constant_value(expr.left), constant_value(expr.right)
-        for part in (left, right):
-            if part is _NOT_CONSTANT or part is _UNKNOWN_CONSTANT:
-                return part
-        if isinstance(expr.operator, cst.Add):
-            return left + right  # type: ignore[operator]
-        return left - right  # type: ignore[operator]
-    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
-        return _string_value(expr)
-    return _NOT_CONSTANT
-
-
-@functools.lru_cache(maxsize=1024)
-def _evaluate_number(text: str) -> object:
-    try:
-        return _literal(text)
-    except (ValueError, SyntaxError):  # > 4300 digits (3.11+, 3.10.7+)
-        return _UNKNOWN_CONSTANT
-
-
-# A literal's value, once per text: switches repeat their literals across
-# matches, and each evaluation parses the text.
-_literal = functools.lru_cache(maxsize=4096)(ast.literal_eval)
-
-
-def _string_value(expr: cst.BaseExpression) -> object:
-    parts = _string_parts(expr)
-    if not all(isinstance(part, cst.SimpleString) for part in parts):
-        return _NOT_CONSTANT
-    values = [
-        _literal(part.value) for part in parts if isinstance(part, cst.SimpleString)
-    ]
-    try:
-        return values[0][:0].join(values)  # type: ignore[arg-type]
-    except TypeError:  # bytes + str: LibCST refuses to build this
-        return _NOT_CONSTANT

@@ -56,7 +56,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from spam_transpile.checks.validate import constant_value
+from spam_transpile.checks.constants import constant_value
 from spam_transpile.lowering.lower import Lowering, operand, tuple_display
 
 #: fewer literals in the run than this, and the split costs what it saves

@@ -24,7 +24,7 @@ from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.checks.validate import is_pattern_rule_message
+from spam_transpile.checks.messages import is_pattern_rule_message
 from spam_transpile.errors import TranspileError
 from spam_transpile.syntax.prescan import may_hold_match
 
