@@ -39,7 +39,7 @@ from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.helper_lines import MatchAssign, MatchLine
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.literal_switch import LiteralSplit, split_literal_run
-from spam_transpile.lowering.lower import Subject
+from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import CaseLines, case_lines, header_line_breaks
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION
 from spam_transpile.lowering.scopes import capture_names

@@ -57,7 +57,8 @@ from typing import Callable, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from spam_transpile.checks.constants import constant_value
-from spam_transpile.lowering.lower import Lowering, operand, tuple_display
+from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.paths import operand, tuple_display
 
 #: fewer literals in the run than this, and the split costs what it saves
 LEAST_LITERALS = 16

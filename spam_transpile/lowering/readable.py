@@ -66,7 +66,7 @@ from spam_transpile.lowering.ir import (
     tests_in,
 )
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
-from spam_transpile.lowering.lower import Subject
+from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 import libcst as cst
 
-from spam_transpile.lowering.lower import Subject, tuple_display
+from spam_transpile.lowering.paths import Subject, tuple_display
 from spam_transpile.lowering.scope_info import FUNCTION, Scope
 from spam_transpile.lowering.scopes import names_rebound_by
 

@@ -1,0 +1,162 @@
+"""Lower a class pattern: a builtin matching itself, a class of this
+module whose ``__match_args__`` are known, or through the helper (which
+raises CPython's TypeErrors)."""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from spam_transpile.lowering.facts import KnownClass
+from spam_transpile.lowering.ir import Cond, Test
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.paths import Lowered, Subject, atom, tuple_display
+from spam_transpile.lowering.subpatterns import (
+    class_keywords,
+    class_lowering,
+    literal_test,
+    may_raise,
+    rejects_none,
+    with_subpatterns,
+)
+
+
+def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
+    cls = low.expr(p.cls)
+    positional = [arg.value for arg in p.patterns]
+    keywords = class_keywords(p)
+    name = p.cls.value if isinstance(p.cls, cst.Name) else None
+    how = class_lowering(low, p)
+    if how == "self":
+        return _lower_self_class(low, cls, positional, keywords, v)
+    if how == "known":
+        known = low.facts.known_class(name) if name else None
+        assert known is not None
+        return _lower_known_class(low, cls, known, positional, keywords, v)
+    return _lower_dynamic_class(low, cls, name, positional, keywords, v)
+
+
+def _isinstance(low: Lowering, v: Subject, cls: str) -> Test:
+    return Test(f"{low.b('isinstance')}({v.text}, {cls})", "isinstance", v.text, cls)
+
+
+def _lower_self_class(
+    low: Lowering,
+    cls: str,
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Lowered:
+    tests: List[Cond] = [_isinstance(low, v, cls)]
+    subs: List[Tuple[cst.MatchPattern, Subject]] = []
+    if positional:
+        subs.append((positional[0], v))
+    subs += _keyword_reads(low, keywords, v, tests, known_fields=())
+    return with_subpatterns(low, tests, subs)
+
+
+def _keyword_reads(
+    low: Lowering,
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+    tests: List[Cond],
+    known_fields: Sequence[str],
+) -> List[Tuple[cst.MatchPattern, Subject]]:
+    subs: List[Tuple[cst.MatchPattern, Subject]] = []
+    for attribute, pattern in keywords:
+        # As in a mapping pattern: every attribute is read before the
+        # sub-patterns are tried, so a test of this attribute moves past
+        # the earlier sub-patterns only where none of them can raise.
+        fold = not may_raise(low, [p for p, _ in subs]) and not low.apart(pattern)
+        if fold and not (attribute.isidentifier() and attribute in known_fields):
+            missing = low.helper("MISSING")
+            getattr_ = f"{low.b('getattr')}({v.text}, {attribute!r}"
+            literal = literal_test(
+                low, pattern, f"{getattr_}, {missing})", f"{getattr_}, None)"
+            )
+            if literal is not None:
+                tests.append(literal)
+                continue
+        subs.append(
+            (
+                pattern,
+                _attribute(
+                    low, v, attribute, tests, known_fields, pattern if fold else None
+                ),
+            )
+        )
+    return subs
+
+
+def _attribute(
+    low: Lowering,
+    v: Subject,
+    attribute: str,
+    tests: List[Cond],
+    known: Sequence[str],
+    pattern: Optional[cst.MatchPattern] = None,
+) -> Subject:
+    if attribute.isidentifier() and attribute in known:
+        # A dataclass's __init__ always sets its fields.
+        return Subject(f"{atom(v.text)}.{attribute}")
+    if pattern is not None and rejects_none(low, pattern):
+        # A missing attribute reads as None, which the sub-pattern rejects.
+        return Subject(f"{low.b('getattr')}({v.text}, {attribute!r}, None)")
+    missing = low.helper("MISSING")
+    read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
+    # getattr() with a default swallows AttributeError only, as match_class does.
+    tests.append(Test(f"{read} is not {missing}", "attr", v.text, attribute))
+    if attribute.isidentifier() and not attribute.startswith("__"):
+        return Subject(f"{atom(v.text)}.{attribute}")
+    return Subject(f"{low.b('getattr')}({v.text}, {attribute!r})")
+
+
+def _is_builtin_type(name: str) -> bool:
+    value = getattr(builtins, name, None)
+    return isinstance(value, type)
+
+
+def _lower_known_class(
+    low: Lowering,
+    cls: str,
+    known: KnownClass,
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Lowered:
+    match_args = known.match_args or ()
+    tests: List[Cond] = [_isinstance(low, v, cls)]
+    reads = [(a, p) for a, p in zip(match_args, positional)] + keywords
+    subs = _keyword_reads(low, reads, v, tests, known.fields)
+    return with_subpatterns(low, tests, subs)
+
+
+def _lower_dynamic_class(
+    low: Lowering,
+    cls: str,
+    name: Optional[str],
+    positional: List[cst.MatchPattern],
+    keywords: List[Tuple[str, cst.MatchPattern]],
+    v: Subject,
+) -> Lowered:
+    checked = f"{low.helper('cls')}({cls})"
+    if name is not None and (
+        low.facts.known_class(name) is not None
+        or (_is_builtin_type(name) and low.names.builtin(name) == name)
+    ):
+        checked = cls  # a class for sure: no type check
+    tests: List[Cond] = [_isinstance(low, v, checked)]
+    if not positional:
+        subs = _keyword_reads(low, keywords, v, tests, known_fields=())
+        return with_subpatterns(low, tests, subs)
+    kw_names = tuple_display([repr(k) for k, _ in keywords])
+    values = f"{low.helper('attrs')}({v.text}, {cls}, {len(positional)}, {kw_names})"
+    tests.append(Test(f"{values} is not None", "attr", v.text, values))
+    sub_patterns = positional + [pattern for _, pattern in keywords]
+    subs = [
+        (pattern, Subject(f"{values}[{i}]")) for i, pattern in enumerate(sub_patterns)
+    ]
+    return with_subpatterns(low, tests, subs)

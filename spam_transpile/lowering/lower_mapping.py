@@ -1,0 +1,82 @@
+"""Lower a mapping pattern: the kind check, then one ``get`` per key, in
+the order ``match_keys`` in CPython's ceval.c looks them up."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Tuple
+
+import libcst as cst
+from spam_transpile.lowering.ir import Cond, Test, all_of
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.paths import (
+    Bindings,
+    Lowered,
+    Subject,
+    atom,
+    kind_test,
+    len_test,
+    tuple_display,
+)
+from spam_transpile.lowering.subpatterns import (
+    is_literal_key,
+    literal_test,
+    may_raise,
+    rejects_none,
+)
+
+
+def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
+    tests: List[Cond] = [kind_test(low, v, "mapping")]
+    elements = list(p.elements)
+    dynamic = not all(is_literal_key(e.key) for e in elements)
+    if dynamic:
+        # CPython checks ``len(s) >= #keys`` before its duplicate-key check,
+        # so a short mapping never raises. With literal keys only, the
+        # lookups decide alone (PEP 634 leaves len() calls unspecified).
+        tests.append(len_test(low, v, ">=", len(elements)))
+    keys = [low.expr(element.key) for element in elements]
+    missing = low.helper("MISSING")
+    get = f"{atom(v.text)}.get"
+    bindings: Bindings = []
+    values: List[Tuple[cst.MatchMappingElement, Subject]] = []
+    for i, (key, element) in enumerate(zip(keys, elements)):
+        if dynamic and i:
+            # match_keys() in ceval.c checks each key against the earlier
+            # ones just before looking it up (ValueError on a repeat).
+            earlier = "".join(f"{k}, " for k in keys[:i])
+            tests.append(
+                Test(f"{low.helper('fresh')}({key}, ({earlier}))", "raise", v.text)
+            )
+        # CPython looks every key up, then matches the sub-patterns. Folding
+        # this key's lookup into its sub-pattern's test moves that test before
+        # the later duplicate-key checks and the lookup after the earlier
+        # sub-patterns: only where none of those can raise.
+        # (Kept where the sub-pattern is on a line of its own: its check
+        # then sits on that line, and only a ``get`` that raises, which
+        # CPython calls on the mapping's line, is reported there.)
+        fold = not (dynamic and i < len(elements) - 1) and not may_raise(
+            low, [e.pattern for e in elements[:i]]
+        )
+        read = f"{get}({key}, {missing})"
+        literal = (
+            literal_test(low, element.pattern, read, f"{get}({key})") if fold else None
+        )
+        if literal is not None:
+            # The sentinel equals no literal: one test checks both.
+            tests.append(literal)
+            continue
+        if not (fold and rejects_none(low, element.pattern)):
+            tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
+        # else ``get`` returns None for a missing key, which the sub-pattern
+        # rejects as it would reject the missing key.
+        values.append((element, Subject(f"{get}({key})")))
+    for element, value in values:
+        cond, inner = low.lower(element.pattern, value)
+        tests.append(cond)
+        bindings.extend(inner)
+    if p.rest is not None:
+        listed = tuple_display(keys)
+        bindings.append((p.rest.value, f"{low.helper('rest')}({v.text}, {listed})"))
+    return all_of(*tests), bindings

@@ -1,0 +1,174 @@
+"""Lower an or-pattern: ``v in (...)`` for int, str and bytes literals,
+else the alternatives after their shared checks, with the captures chosen
+by the alternative that matched."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Sequence, Tuple
+
+import libcst as cst
+from spam_transpile.lowering.ir import (
+    TRUE,
+    All,
+    AnyOf,
+    Choice,
+    Cond,
+    Test,
+    Value,
+    all_of,
+    is_true,
+)
+from spam_transpile.lowering.scopes import capture_names_of
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.lower import Lowering
+from spam_transpile.lowering.paths import Bindings, Lowered, Subject, atom, operand
+from spam_transpile.lowering.subpatterns import is_number_or_text
+
+
+def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
+    literals = [e.pattern for e in p.patterns]
+    if all(
+        isinstance(e, cst.MatchValue) and _in_is_exact(e.value) for e in literals
+    ) and not any(low.apart(e) for e in literals):
+        # ``v in (lit, ...)`` tests ``lit is v or lit == v``; CPython tests
+        # ``v == lit``. For int, str and bytes literals both give the same
+        # answer from the same calls, whatever ``v`` is: those types compare
+        # equal only to instances of their own type (an identical object
+        # among them), and answer NotImplemented to anything else, which
+        # lets ``v``'s own ``__eq__`` decide; a subclass of theirs has its
+        # ``__eq__`` called first either way (its reflected method goes
+        # first). A float literal is not so: ``1.0 == v`` answers for an int
+        # subclass ``v`` without calling its ``__eq__`` (3.9+), so float
+        # alternatives are compared one by one below, subject on the left.
+        text = ", ".join(
+            operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
+        )
+        return Test(f"{atom(v.text)} in ({text})", "eq", v.text), []
+    lowered = [low.lower(element.pattern, v) for element in p.patterns]
+    # Every alternative binds the same names (checked by validate), except
+    # one that always raises (``int(a, b)``) and so never gets to bind.
+    names: List[str] = []
+    for _, bindings in lowered:
+        names += [name for name, _ in bindings if name not in names]
+    # CPython stores an or-pattern's captures in the order the first
+    # alternative names them, whichever alternative matched (observable
+    # where the namespace keeps order: an Enum body's members).
+    order: List[str] = capture_names_of(p.patterns[0].pattern)
+    names.sort(key=lambda name: order.index(name) if name in order else len(order))
+    alternatives = tuple(cond for cond, _ in lowered)
+    if any(is_true(cond) for cond in alternatives):
+        # An irrefutable alternative: later ones are never tried.
+        first = next(i for i, cond in enumerate(alternatives) if is_true(cond))
+        lowered = lowered[: first + 1]
+        alternatives = alternatives[: first + 1]
+    prefix, rests = _common_prefix(alternatives)
+    if any(is_true(rest) for rest in rests):
+        # Once the shared checks held, an alternative with nothing more to
+        # check matches: later ones are never tried.
+        first = next(i for i, rest in enumerate(rests) if is_true(rest))
+        rests, lowered = rests[: first + 1], lowered[: first + 1]
+    if len(rests) == 1:
+        cond: Cond = all_of(*prefix, rests[0])
+    else:
+        cond = all_of(*prefix, AnyOf(tuple(rests)))
+    out: Bindings = []
+    for name in names:
+        # The bindings are read once the whole pattern matched, so the
+        # shared checks held: the choice tests only what differs.
+        options = tuple(
+            (rest, dict(bindings).get(name, "None"))
+            for rest, (_, bindings) in zip(rests, lowered)
+        )
+        # An option reading what the last one reads need not be tested.
+        while len(options) > 1 and _value_key(options[-2][1]) == _value_key(
+            options[-1][1]
+        ):
+            options = options[:-2] + options[-1:]
+        keys = {_value_key(value) for _, value in options}
+        # The same path in every alternative needs no choice.
+        if len(keys) == 1:
+            out.append((name, options[0][1]))
+        else:
+            out.append((name, Choice(options)))
+    return cond, out
+
+
+def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:
+    """The checks every alternative starts with, and what each has after them."""
+    parts = [list(a.parts) if isinstance(a, All) else [a] for a in alternatives]
+    prefix: List[Cond] = []
+    while (
+        all(p and isinstance(p[0], Test) for p in parts)
+        and len({p[0].expr for p in parts}) == 1  # type: ignore[union-attr]
+    ):
+        prefix.append(parts[0][0])
+        for p in parts:
+            p.pop(0)
+    return prefix, [all_of(*p) if p else TRUE for p in parts]
+
+
+# Choices longer than this (rendered) are stored by the alternatives instead.
+_LONG_CHOICES = 160
+
+
+def stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
+    """An or-pattern checked last stores its captures as each alternative
+    matches (nothing can fail after it), instead of choosing the values by
+    testing the alternatives again: shorter and faster for big ones."""
+    from spam_transpile.lowering.emit import render_value
+
+    parts = list(cond.parts) if isinstance(cond, All) else [cond]
+    last = parts[-1] if parts else None
+    if not isinstance(last, AnyOf) or last.stores:
+        return cond, bindings
+    chosen = [
+        (name, value)
+        for name, value in bindings
+        if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
+    ]
+    if not chosen or sum(len(render_value(v)) for _, v in chosen) < _LONG_CHOICES:
+        return cond, bindings
+    if chosen != bindings[: len(chosen)]:
+        # Stored first, they would come before captures CPython stores
+        # before them (``(g, ([a, b] | (b, a)))``).
+        return cond, bindings
+    stores = tuple(
+        tuple(
+            (name, _option(value, i)) for name, value in chosen  # type: ignore[arg-type]
+        )
+        for i in range(len(last.alternatives))
+    )
+    parts[-1] = AnyOf(last.alternatives, stores)
+    kept = [(name, value) for name, value in bindings if (name, value) not in chosen]
+    return all_of(*parts), kept
+
+
+def _per_alternative(choice: Choice, alternatives: Tuple[Cond, ...]) -> bool:
+    """Whether ``choice`` tests the ``alternatives`` in order; its last option
+    may stand for the last few (``lower_or`` merges options reading the same
+    value)."""
+    conds = tuple(c for c, _ in choice.options)
+    return (
+        len(conds) <= len(alternatives)
+        and conds[:-1] == alternatives[: len(conds) - 1]
+        and conds[-1] == alternatives[-1]
+    )
+
+
+def _option(choice: Choice, alternative: int) -> Value:
+    return choice.options[min(alternative, len(choice.options) - 1)][1]
+
+
+def _in_is_exact(node: cst.BaseExpression) -> bool:
+    """An int, str or bytes literal (see ``lower_or``)."""
+    if isinstance(node, cst.UnaryOperation):
+        node = node.expression
+        return isinstance(node, cst.Integer)
+    return isinstance(node, cst.Integer) or (
+        is_number_or_text(node) and not isinstance(node, cst.Float)
+    )
+
+
+def _value_key(value: Value) -> str:
+    return value if isinstance(value, str) else repr(value)

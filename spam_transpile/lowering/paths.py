@@ -1,0 +1,99 @@
+"""A path from the subject, as the lowering of every pattern kind reads it:
+:class:`Subject` (its text, and its kind and length where known), and the
+tests and reads each kind writes on a path (``len``, the kind check, an
+item).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+import libcst as cst
+from spam_transpile.lowering.ir import Cond, Test, Value
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.lower import Lowering
+
+
+Bindings = List[Tuple[str, Value]]
+Lowered = Tuple[Cond, Bindings]
+
+
+class Subject:
+    """What is known about a path: its text, and its kind/length if known."""
+
+    def __init__(
+        self, text: str, kind: Optional[str] = None, length: Optional[int] = None
+    ) -> None:
+        self.text = text
+        self.kind = kind
+        self.length = length
+        #: element paths of a tuple-display subject (``match a, b:``)
+        self.elements: Optional[List[str]] = None
+
+
+def tuple_display(items: Sequence[str]) -> str:
+    """``(a, b)``, ``(a,)`` or ``()``."""
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+
+def is_wildcard(pattern: cst.MatchPattern) -> bool:
+    return (
+        isinstance(pattern, cst.MatchAs)
+        and pattern.pattern is None
+        and pattern.name is None
+    )
+
+
+_DOTTED = re.compile(r"[^\W\d][\w.]*\Z")
+
+
+def atom(text: str) -> str:
+    """``text`` safe to follow with ``[i]``, ``.x`` or to use as an operand."""
+    if _DOTTED.match(text) or (text.startswith("(") and _balanced(text)):
+        return text
+    if text.endswith(("]", ")")) and not text.startswith(("-", "not ")):
+        # a call, subscript or attribute chain: already an atom
+        if " if " not in text and " else " not in text:
+            return text
+    return f"({text})"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0 and i != len(text) - 1:
+                return False
+    return depth == 0
+
+
+def operand(low: Lowering, value: cst.BaseExpression) -> str:
+    """A value pattern's expression as the operand of ``==`` or an item of a
+    display: ``-1``, not ``(-1)`` (a sign binds tighter than both)."""
+    if type(value) is cst.UnaryOperation and not value.lpar:
+        return low.code(value).strip()
+    return low.expr(value)
+
+
+def kind_test(low: Lowering, v: Subject, kind: str) -> Test:
+    number = 1 if kind == "sequence" else 2
+    # The common exact types answer without a call (their flags cannot
+    # change: CPython's ABC registration leaves static types alone).
+    exact = low.b("list") if kind == "sequence" else low.b("dict")
+    text = (
+        f"{low.b('type')}({v.text}) is {exact} or "
+        f"{low.helper('kind')}({v.text}) == {number}"
+    )
+    # What a type checker narrows on: the helper's classes decide as ``kind``.
+    cls = low.helper("Sequence" if kind == "sequence" else "Mapping")
+    readable = f"{low.b('isinstance')}({v.text}, {cls})"
+    return Test(text, "kind", v.text, kind, readable)
+
+
+def len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:
+    return Test(f"{low.b('len')}({v.text}) {op} {n}", "len", v.text, (op, n))
