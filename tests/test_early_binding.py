@@ -18,11 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spam_transpile import transpile
-from spam_transpile.lowering.early_binding import (
-    bind_early,
-    quiet_captures,
-    store_in_guard,
-)
+from spam_transpile.lowering.early_binding import bind_early, store_in_guard
+from spam_transpile.lowering.quiet_captures import quiet_captures
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
 from spam_transpile.lowering.reads import Reads
 from spam_transpile.lowering.ir import Test as Check

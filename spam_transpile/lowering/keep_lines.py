@@ -29,12 +29,8 @@ from spam_transpile.lowering.bodies import (
     run_first,
     starts_simple,
 )
-from spam_transpile.lowering.early_binding import (
-    bind_early,
-    read_calls_once,
-    read_paths_once,
-    store_in_guard,
-)
+from spam_transpile.lowering.early_binding import bind_early, store_in_guard
+from spam_transpile.lowering.read_once import read_calls_once, read_paths_once
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.helper_lines import MatchAssign, MatchLine
 from spam_transpile.lowering.ir import LoweredPattern

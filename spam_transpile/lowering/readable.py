@@ -70,7 +70,7 @@ from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
-from spam_transpile.lowering.early_binding import read_calls_once
+from spam_transpile.lowering.read_once import read_calls_once
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subjects import local_subject

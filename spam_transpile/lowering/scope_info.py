@@ -9,7 +9,7 @@ from typing import Callable, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
-from spam_transpile.lowering.early_binding import quiet_captures, reads_own_frame
+from spam_transpile.lowering.quiet_captures import quiet_captures, reads_own_frame
 from spam_transpile.lowering.scopes import declarations, stable_locals
 
 MODULE, CLASS, FUNCTION = "module", "class", "function"

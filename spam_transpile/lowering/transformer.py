@@ -34,7 +34,7 @@ from spam_transpile.lowering.class_temps import (
     declare_first,
     declare_locals,
 )
-from spam_transpile.lowering.early_binding import may_read_frames
+from spam_transpile.lowering.quiet_captures import may_read_frames
 from spam_transpile.lowering.facts import ModuleFacts
 from spam_transpile.lowering.helper_lines import has_slots, place_helper
 from spam_transpile.lowering.keep_lines import MatchEmitter
