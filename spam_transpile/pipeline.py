@@ -50,7 +50,7 @@ from spam_transpile.lowering.dynamic_names import (
 from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, module_facts
-from spam_transpile.lowering.readable import format_readable, with_line_endings
+from spam_transpile.lowering.readable_file import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.syntax.parse import (
     CPythonView,

@@ -21,7 +21,7 @@ import pytest
 
 from interpreters import require_interpreter
 from spam_transpile import transpile
-from spam_transpile.lowering.readable import format_readable
+from spam_transpile.lowering.readable_file import format_readable
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(

@@ -18,63 +18,39 @@ Python 3.9: real statements, lines free to move.
 - Cases that dispatch on a sequence's length share it, as a person
   dispatching on ``line.split()`` does: ``size = len(subject) if
   isinstance(subject, _spam.Sequence) else -1`` once, then ``size == 2 and
-  subject[0] == "go"`` (see :class:`SharedLength`).
+  subject[0] == "go"`` (see readable_passes.SharedLength).
 - The module's helper is a block after its imports, its source a plain
   string.
 
 Black then formats exactly the lines that changed (its line-ranges feature),
-and the result must have the same syntax tree as before formatting.
+and the result must have the same syntax tree as before formatting
+(readable_file.py, with the helper block).
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 import re
-from typing import (
-    TYPE_CHECKING,
-    Callable,
-    Dict,
-    Iterable,
-    List,
-    Optional,
-    Sequence,
-    Tuple,
-    Union,
-)
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
-
-from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.ir import (
-    TRUE,
-    All,
-    AnyOf,
-    Choice,
-    Cond,
-    LoweredPattern,
-    Test,
-    Value,
-    all_of,
-    is_kind_test,
-    is_length_test,
-    is_true,
-    opens_with_sequence_check,
-    opens_with_sequence_length,
-    starts_with_length,
-    tests_in,
-)
-from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
+from spam_transpile.lowering.ir import AnyOf, LoweredPattern, is_true
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
-from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
 from spam_transpile.lowering.read_once import read_calls_once
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subjects import local_subject
 from spam_transpile.lowering.subject_facts import SharedKeys
+
+from spam_transpile.lowering.readable_passes import (
+    SharedLength,
+    read_differently,
+    spelled_readably,
+    stores_in,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from spam_transpile.lowering.transformer import MatchLowering
@@ -302,12 +278,12 @@ class ReadableMatch:
         wanted: List[str] = []
         if not self.owner.target.has_walrus:
             for case, pattern in zip(cases, lowered):
-                stored = [n for alt in _stores_in(pattern.cond) for n, _ in alt]
+                stored = [n for alt in stores_in(pattern.cond) for n, _ in alt]
                 if case.guard is not None:
                     stored += [name for name, _ in pattern.bindings]
                 wanted += [name for name in stored if name not in wanted]
         if self._annotated_function():
-            wanted += [n for n in _read_differently(lowered) if n not in wanted]
+            wanted += [n for n in read_differently(lowered) if n not in wanted]
         if not wanted:
             return []
         bound = bound_besides(function, self.original)
@@ -340,7 +316,7 @@ class ReadableMatch:
             # stay an attribute (only where it was stored: no ``del``)
             return pattern
         return read_calls_once(
-            _spelled_readably(pattern),
+            spelled_readably(pattern),
             f"{helper}.attrs(",
             self._fields_name,
             self._fields,
@@ -470,176 +446,6 @@ class ReadableMatch:
         ]
 
 
-class SharedLength:
-    """The subject's length, computed once for cases that dispatch on it.
-
-    Only when the first case opens with a sequence pattern on the subject:
-    CPython takes the length there for any sequence, so computing it before
-    the first case calls ``len()`` exactly when CPython does (PEP 634 lets
-    later cases reuse it). It is -1 for anything but a sequence, so
-    ``size == 2`` also says "a sequence" and the case's own
-    ``isinstance(subject, _spam.Sequence)`` goes. A mapping pattern's
-    ``len(subject) >= n`` keeps calling ``len()``.
-    """
-
-    def __init__(self, subject: str, name: str, check: Test, length: Test) -> None:
-        self.subject = subject
-        self.name = name
-        taken = length.expr.rsplit(" ", 2)[0]  # ``len(subject)``, as spelled
-        self.statement = f"{name} = {taken} if {check.readable or check.expr} else -1"
-
-    @classmethod
-    def of(
-        cls,
-        subject: str,
-        patterns: Sequence[LoweredPattern],
-        new_name: Callable[[], str],
-    ) -> Optional["SharedLength"]:
-        if not patterns:
-            return None
-        first = patterns[0].cond
-        checks = [t for p in patterns for t in tests_in(p.cond)]
-        if (
-            not opens_with_sequence_length(first, subject)
-            or sum(is_kind_test(t, subject, "sequence") for t in checks) < 2
-        ):
-            return None
-        assert isinstance(first, All)
-        check, length = first.parts[:2]
-        assert isinstance(check, Test) and isinstance(length, Test)
-        return cls(subject, new_name(), check, length)
-
-    def measured_first(self, pattern: LoweredPattern) -> LoweredPattern:
-        """``pattern`` (the first of those ``apply`` rewrote) storing the
-        length where its test first reads it."""
-        cond = pattern.cond
-        parts = list(cond.parts) if isinstance(cond, All) else [cond]
-        first = parts[0]
-        assert isinstance(first, Test) and first.expr.startswith(self.name + " ")
-        value = self.statement.split(" = ", 1)[1]
-        parts[0] = Test(
-            f"({self.name} := {value}){first.expr[len(self.name):]}",
-            first.kind,
-            first.path,
-            first.fact,
-        )
-        return LoweredPattern(all_of(*parts), pattern.bindings)
-
-    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
-        # Once the pattern matched, a value chosen by testing its
-        # alternatives again reads the length of a sequence.
-        matched = opens_with_sequence_check(pattern.cond, self.subject)
-        bindings = tuple(
-            (name, self._value(value, matched)) for name, value in pattern.bindings
-        )
-        return LoweredPattern(self._cond(pattern.cond, False), bindings)
-
-    def _value(self, value: Value, in_sequence: bool) -> Value:
-        if isinstance(value, str):
-            return value
-        options = value.options
-        return Choice(
-            tuple(
-                (self._cond(cond, in_sequence), self._value(option, in_sequence))
-                for cond, option in options
-            )
-        )
-
-    def _cond(self, cond: Cond, in_sequence: bool) -> Cond:
-        if isinstance(cond, Test):
-            if in_sequence and is_length_test(cond, self.subject):
-                assert isinstance(cond.fact, tuple)
-                op, n = cond.fact
-                return Test(f"{self.name} {op} {n}", "len", cond.path, cond.fact)
-            return cond
-        if isinstance(cond, AnyOf):
-            alternatives = tuple(self._cond(a, in_sequence) for a in cond.alternatives)
-            return AnyOf(alternatives, cond.stores)
-        kept: List[Cond] = []
-        for part, following in zip(cond.parts, [*cond.parts[1:], TRUE]):
-            if isinstance(part, Test) and is_kind_test(part, self.subject):
-                in_sequence = part.fact == "sequence"
-                if in_sequence and starts_with_length(following, self.subject):
-                    continue  # the shared length is -1 for anything else
-            kept.append(self._cond(part, in_sequence))
-        return all_of(*kept) if kept else TRUE
-
-
-def _read_differently(lowered: Sequence[LoweredPattern]) -> List[str]:
-    """Names two or more cases capture from attributes of different classes
-    (``e.left.name`` of a ``Var`` in one case, ``e.left.value`` of a ``Num``
-    in another): the captures a type checker may type differently from one
-    case to another.
-
-    Left out: reads the helper answers (a sequence's items, a mapping's
-    values), whose types a type checker does not know (a variable declared
-    ``object`` keeps that type where such a value is assigned); and names an
-    or-pattern stores in its alternatives, joined by ``or`` (a type checker
-    does not narrow a variable through them).
-    """
-    classes_read: Dict[str, set] = {}
-    cases: Dict[str, int] = {}
-    in_alternatives: set = set()
-    for pattern in lowered:
-        classes: Dict[str, set] = {}
-        for test in tests_in(pattern.cond):
-            if test.kind == "isinstance":
-                classes.setdefault(test.path, set()).add(test.fact)
-        stores = [pair for alt in _stores_in(pattern.cond) for pair in alt]
-        in_alternatives.update(name for name, _ in stores)
-        for name, value in pattern.bindings:
-            cases[name] = cases.get(name, 0) + 1
-            for text in _option_texts(value):
-                owner, dot, _ = text.rpartition(".")
-                if dot and owner in classes:
-                    classes_read.setdefault(name, set()).update(classes[owner])
-    return [
-        name
-        for name, found in classes_read.items()
-        if cases[name] > 1 and len(found) > 1 and name not in in_alternatives
-    ]
-
-
-def _option_texts(value: Value) -> List[str]:
-    if isinstance(value, str):
-        return [value]
-    return [text for _, option in value.options for text in _option_texts(option)]
-
-
-def _stores_in(cond: Cond) -> List[Tuple[Tuple[str, Value], ...]]:
-    """What an or-pattern's alternatives store in ``cond`` itself."""
-    if isinstance(cond, Test):
-        return []
-    if isinstance(cond, All):
-        return [stores for part in cond.parts for stores in _stores_in(part)]
-    return [*cond.stores, *(s for alt in cond.alternatives for s in _stores_in(alt))]
-
-
-def _spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
-    """``pattern`` with each test's readable spelling as its text."""
-
-    def cond_of(cond: Cond) -> Cond:
-        if isinstance(cond, Test):
-            return Test(cond.readable or cond.expr, cond.kind, cond.path, cond.fact)
-        if isinstance(cond, All):
-            return All(tuple(cond_of(part) for part in cond.parts))
-        stores = tuple(
-            tuple((name, value_of(value)) for name, value in alternative)
-            for alternative in cond.stores
-        )
-        return AnyOf(tuple(cond_of(a) for a in cond.alternatives), stores)
-
-    def value_of(value: Value) -> Value:
-        if isinstance(value, str):
-            return value
-        return Choice(tuple((cond_of(c), value_of(o)) for c, o in value.options))
-
-    return LoweredPattern(
-        cond_of(pattern.cond),
-        tuple((name, value_of(value)) for name, value in pattern.bindings),
-    )
-
-
 def _unparenthesized(text: str) -> str:
     if text.startswith("(") and text.endswith(")") and " if " in text:
         return text[1:-1]
@@ -695,118 +501,3 @@ def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
             )
         ]
     )
-
-
-# -- the helper block ---------------------------------------------------------
-
-
-def place_readable_helper(
-    module: cst.Module, name: str, used: Iterable[str]
-) -> cst.Module:
-    """The helper as a block after the module's docstring, __future__ imports
-    and leading imports."""
-    text = helper_source(used)
-    key = helper_key(text)
-    # ``global``: under ``exec(code, globals, locals)`` the module's
-    # functions read their globals, where a plain assignment would not go.
-    # The namespace's __name__ is not the key it is kept under (cloudpickle
-    # copies it by value then, instead of importing it).
-    source = (
-        f"global {name}\n"
-        f'{name} = __import__("sys").modules.get("{key}")\n'
-        f"if {name} is None:\n"
-        f'    {name} = __import__("types").ModuleType("{HELPER_NAME}")\n'
-        f"    exec({_block_string(text)}, vars({name}))\n"
-        f'    {name} = __import__("sys").modules.setdefault("{key}", {name})\n'
-    )
-    block = list(cst.parse_module(source).body)
-    body = list(module.body)
-    index = 0
-    if index < len(body) and _is_docstring(body[index]):
-        index += 1
-    while index < len(body) and _is_import(body[index]):
-        index += 1
-    following = body[index:] if index < len(body) else []
-    block[0] = block[0].with_changes(leading_lines=[cst.EmptyLine()] if index else [])
-    if following and not following[0].leading_lines:
-        following[0] = following[0].with_changes(leading_lines=[cst.EmptyLine()])
-    return module.with_changes(body=[*body[:index], *block, *following])
-
-
-def _block_string(text: str) -> str:
-    assert '"""' not in text and "\\" not in text
-    return '"""\\\n' + text.rstrip("\n") + '"""'
-
-
-def _is_import(statement: cst.BaseStatement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
-    )
-
-
-# -- formatting ----------------------------------------------------------------
-
-
-def format_readable(source: str, output: str, filename: str) -> str:
-    """Black over the lines of ``output`` that are not ``source``'s own."""
-    lines = changed_lines(source, output)
-    if not lines:
-        return output
-    try:
-        import black
-    except ImportError:
-        # black is a dependency: only a broken install gets here.
-        raise NotInstalled(
-            "the readable layout needs black 23.11 or newer, which "
-            "spam-transpile depends on but cannot import here "
-            "(pip install 'black>=23.11')",
-            filename=filename,
-            lineno=1,
-            offset=1,
-        ) from None
-    mode = black.Mode(line_length=LINE_LENGTH)
-    try:
-        formatted = black.format_str(output, mode=mode, lines=_ranges(lines))
-    except Exception:
-        return output  # black's parser lags CPython's: keep it unformatted
-    if not _same_ast(output, formatted):
-        return output
-    return formatted
-
-
-def with_line_endings(source: str, output: str) -> str:
-    """``output`` (lines ended by ``\\n``) with the source's usual line ending."""
-    counts = {end: source.count(end) for end in ("\r\n", "\r")}
-    crlf, cr = counts["\r\n"], counts["\r"] - counts["\r\n"]
-    lf = source.count("\n") - crlf
-    ending = max((lf, "\n"), (crlf, "\r\n"), (cr, "\r"))[1]
-    return output if ending == "\n" else output.replace("\n", ending)
-
-
-def changed_lines(source: str, output: str) -> List[int]:
-    """1-based numbers of ``output``'s lines that ``source`` does not have there."""
-    before = source.splitlines()
-    after = output.splitlines()
-    changed: List[int] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, _, _, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            changed.extend(range(j1 + 1, j2 + 1))
-    return changed
-
-
-def _ranges(lines: Sequence[int]) -> List[Tuple[int, int]]:
-    ranges: List[Tuple[int, int]] = []
-    for number in lines:
-        if ranges and ranges[-1][1] == number - 1:
-            ranges[-1] = (ranges[-1][0], number)
-        else:
-            ranges.append((number, number))
-    return ranges
-
-
-def _same_ast(before: str, after: str) -> bool:
-    try:
-        return ast.dump(ast.parse(before)) == ast.dump(ast.parse(after))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False

@@ -41,7 +41,8 @@ from spam_transpile.lowering.keep_lines import MatchEmitter
 from spam_transpile.lowering.lower import Lowering
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
-from spam_transpile.lowering.readable import ReadableMatch, place_readable_helper
+from spam_transpile.lowering.readable import ReadableMatch
+from spam_transpile.lowering.readable_file import place_readable_helper
 from spam_transpile.lowering.runtime import helper_statement
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION, MODULE, Scope
 from spam_transpile.settings import Target

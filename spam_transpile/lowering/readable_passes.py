@@ -1,0 +1,196 @@
+"""Passes over the plan that the readable layout makes before printing it:
+a length several cases test, computed once (:class:`SharedLength`); the
+captures a type checker may type differently from one case to another;
+each test's readable spelling."""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from spam_transpile.lowering.ir import (
+    TRUE,
+    All,
+    AnyOf,
+    Choice,
+    Cond,
+    LoweredPattern,
+    Test,
+    Value,
+    all_of,
+    is_kind_test,
+    is_length_test,
+    opens_with_sequence_check,
+    opens_with_sequence_length,
+    starts_with_length,
+    tests_in,
+)
+
+
+class SharedLength:
+    """The subject's length, computed once for cases that dispatch on it.
+
+    Only when the first case opens with a sequence pattern on the subject:
+    CPython takes the length there for any sequence, so computing it before
+    the first case calls ``len()`` exactly when CPython does (PEP 634 lets
+    later cases reuse it). It is -1 for anything but a sequence, so
+    ``size == 2`` also says "a sequence" and the case's own
+    ``isinstance(subject, _spam.Sequence)`` goes. A mapping pattern's
+    ``len(subject) >= n`` keeps calling ``len()``.
+    """
+
+    def __init__(self, subject: str, name: str, check: Test, length: Test) -> None:
+        self.subject = subject
+        self.name = name
+        taken = length.expr.rsplit(" ", 2)[0]  # ``len(subject)``, as spelled
+        self.statement = f"{name} = {taken} if {check.readable or check.expr} else -1"
+
+    @classmethod
+    def of(
+        cls,
+        subject: str,
+        patterns: Sequence[LoweredPattern],
+        new_name: Callable[[], str],
+    ) -> Optional["SharedLength"]:
+        if not patterns:
+            return None
+        first = patterns[0].cond
+        checks = [t for p in patterns for t in tests_in(p.cond)]
+        if (
+            not opens_with_sequence_length(first, subject)
+            or sum(is_kind_test(t, subject, "sequence") for t in checks) < 2
+        ):
+            return None
+        assert isinstance(first, All)
+        check, length = first.parts[:2]
+        assert isinstance(check, Test) and isinstance(length, Test)
+        return cls(subject, new_name(), check, length)
+
+    def measured_first(self, pattern: LoweredPattern) -> LoweredPattern:
+        """``pattern`` (the first of those ``apply`` rewrote) storing the
+        length where its test first reads it."""
+        cond = pattern.cond
+        parts = list(cond.parts) if isinstance(cond, All) else [cond]
+        first = parts[0]
+        assert isinstance(first, Test) and first.expr.startswith(self.name + " ")
+        value = self.statement.split(" = ", 1)[1]
+        parts[0] = Test(
+            f"({self.name} := {value}){first.expr[len(self.name):]}",
+            first.kind,
+            first.path,
+            first.fact,
+        )
+        return LoweredPattern(all_of(*parts), pattern.bindings)
+
+    def apply(self, pattern: LoweredPattern) -> LoweredPattern:
+        # Once the pattern matched, a value chosen by testing its
+        # alternatives again reads the length of a sequence.
+        matched = opens_with_sequence_check(pattern.cond, self.subject)
+        bindings = tuple(
+            (name, self._value(value, matched)) for name, value in pattern.bindings
+        )
+        return LoweredPattern(self._cond(pattern.cond, False), bindings)
+
+    def _value(self, value: Value, in_sequence: bool) -> Value:
+        if isinstance(value, str):
+            return value
+        options = value.options
+        return Choice(
+            tuple(
+                (self._cond(cond, in_sequence), self._value(option, in_sequence))
+                for cond, option in options
+            )
+        )
+
+    def _cond(self, cond: Cond, in_sequence: bool) -> Cond:
+        if isinstance(cond, Test):
+            if in_sequence and is_length_test(cond, self.subject):
+                assert isinstance(cond.fact, tuple)
+                op, n = cond.fact
+                return Test(f"{self.name} {op} {n}", "len", cond.path, cond.fact)
+            return cond
+        if isinstance(cond, AnyOf):
+            alternatives = tuple(self._cond(a, in_sequence) for a in cond.alternatives)
+            return AnyOf(alternatives, cond.stores)
+        kept: List[Cond] = []
+        for part, following in zip(cond.parts, [*cond.parts[1:], TRUE]):
+            if isinstance(part, Test) and is_kind_test(part, self.subject):
+                in_sequence = part.fact == "sequence"
+                if in_sequence and starts_with_length(following, self.subject):
+                    continue  # the shared length is -1 for anything else
+            kept.append(self._cond(part, in_sequence))
+        return all_of(*kept) if kept else TRUE
+
+
+def read_differently(lowered: Sequence[LoweredPattern]) -> List[str]:
+    """Names two or more cases capture from attributes of different classes
+    (``e.left.name`` of a ``Var`` in one case, ``e.left.value`` of a ``Num``
+    in another): the captures a type checker may type differently from one
+    case to another.
+
+    Left out: reads the helper answers (a sequence's items, a mapping's
+    values), whose types a type checker does not know (a variable declared
+    ``object`` keeps that type where such a value is assigned); and names an
+    or-pattern stores in its alternatives, joined by ``or`` (a type checker
+    does not narrow a variable through them).
+    """
+    classes_read: Dict[str, set] = {}
+    cases: Dict[str, int] = {}
+    in_alternatives: set = set()
+    for pattern in lowered:
+        classes: Dict[str, set] = {}
+        for test in tests_in(pattern.cond):
+            if test.kind == "isinstance":
+                classes.setdefault(test.path, set()).add(test.fact)
+        stores = [pair for alt in stores_in(pattern.cond) for pair in alt]
+        in_alternatives.update(name for name, _ in stores)
+        for name, value in pattern.bindings:
+            cases[name] = cases.get(name, 0) + 1
+            for text in _option_texts(value):
+                owner, dot, _ = text.rpartition(".")
+                if dot and owner in classes:
+                    classes_read.setdefault(name, set()).update(classes[owner])
+    return [
+        name
+        for name, found in classes_read.items()
+        if cases[name] > 1 and len(found) > 1 and name not in in_alternatives
+    ]
+
+
+def _option_texts(value: Value) -> List[str]:
+    if isinstance(value, str):
+        return [value]
+    return [text for _, option in value.options for text in _option_texts(option)]
+
+
+def stores_in(cond: Cond) -> List[Tuple[Tuple[str, Value], ...]]:
+    """What an or-pattern's alternatives store in ``cond`` itself."""
+    if isinstance(cond, Test):
+        return []
+    if isinstance(cond, All):
+        return [stores for part in cond.parts for stores in stores_in(part)]
+    return [*cond.stores, *(s for alt in cond.alternatives for s in stores_in(alt))]
+
+
+def spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
+    """``pattern`` with each test's readable spelling as its text."""
+
+    def cond_of(cond: Cond) -> Cond:
+        if isinstance(cond, Test):
+            return Test(cond.readable or cond.expr, cond.kind, cond.path, cond.fact)
+        if isinstance(cond, All):
+            return All(tuple(cond_of(part) for part in cond.parts))
+        stores = tuple(
+            tuple((name, value_of(value)) for name, value in alternative)
+            for alternative in cond.stores
+        )
+        return AnyOf(tuple(cond_of(a) for a in cond.alternatives), stores)
+
+    def value_of(value: Value) -> Value:
+        if isinstance(value, str):
+            return value
+        return Choice(tuple((cond_of(c), value_of(o)) for c, o in value.options))
+
+    return LoweredPattern(
+        cond_of(pattern.cond),
+        tuple((name, value_of(value)) for name, value in pattern.bindings),
+    )
