@@ -1208,6 +1208,9 @@ class MatchSpec:
     subject: str = "s"
     #: starts with a long run of literal cases (``ProgramGen._switch_spec``)
     switch: bool = False
+    #: every case body ends with ``return`` (functions only): the readable
+    #: layout's decision tree may then end a chain at a nested test
+    leaves: bool = False
 
 
 class ProgramGen:
@@ -1382,13 +1385,37 @@ class ProgramGen:
             p = self.pattern(None, self.ch.integer(1, 3))
             if dispatch is not None and not (i == n - 1 and chance(self.ch, 50)):
                 p = self._keyed(dispatch, p)
+            elif cases and dispatch is None and chance(self.ch, 30):
+                # the same outer shape as the case before: the cases share
+                # their first tests (what the decision tree nests)
+                p = self._sibling(cases[-1].pattern, p)
             guard = chance(self.ch, 25)
             if i < n - 1 and p.irrefutable and not guard:
                 p = _refutable(p)
             cases.append(Case(p, guard))
         scope = "function" if chance(self.ch, 40) else pick(self.ch, SCOPES)
         subject = "s" if chance(self.ch, 60) else pick(self.ch, ["call", "pair"])
-        return MatchSpec(cases, scope, subject)
+        leaves = scope in ("function", "quiet", "closure") and chance(self.ch, 40)
+        return MatchSpec(cases, scope, subject, leaves=leaves)
+
+    def _sibling(self, before: Pattern, fallback: Pattern) -> Pattern:
+        """A pattern of ``before``'s class, length or keys with new
+        sub-patterns (``fallback`` for any other kind)."""
+        ch = self.ch
+        if isinstance(before, PClass):
+            return PClass(
+                before.spec,
+                [self.pattern(None, ch.integer(0, 1)) for _ in before.positional],
+                [(k, self.pattern(None, ch.integer(0, 1))) for k, _ in before.keywords],
+            )
+        if isinstance(before, PSequence):
+            items = [self.pattern(None, ch.integer(0, 1)) for _ in before.items]
+            star = self._fresh() if before.star_name else None
+            return PSequence(items, before.star_at, star, before.tuple_style)
+        if isinstance(before, PMapping):
+            items = [(k, self.pattern(None, ch.integer(0, 1))) for k, _ in before.items]
+            return PMapping(items, None)
+        return fallback
 
     def _switch_spec(self) -> MatchSpec:
         """A long run of int and str literal cases (which the lowering may
@@ -1521,6 +1548,8 @@ def _match_lines(index: int, spec: MatchSpec, dump: str | None) -> list[str]:
             lines.append(f"        print('case', {ci}, {shown})")
         else:
             lines.append(f"        print('case', {ci}, {dump}, {shown})")
+        if spec.leaves:
+            lines.append("        return")
     lines.append("print('end')" if dump is None else f"print('end', {dump})")
     return lines
 

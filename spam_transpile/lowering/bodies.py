@@ -169,3 +169,59 @@ def delete_in_every_branch(node: cst.If, names: List[str]) -> Optional[cst.If]:
     if new_orelse is None:
         return None
     return node.with_changes(body=inner, orelse=new_orelse)
+
+
+_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def always_leaves(body: cst.BaseSuite) -> bool:
+    """Whether running ``body`` to its end always leaves the statement
+    holding it: its last statement returns, raises, breaks or continues, or
+    is an ``if`` whose every branch (``else`` included) does."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return bool(body.body) and isinstance(body.body[-1], _LEAVES)
+    assert isinstance(body, cst.IndentedBlock)
+    if not body.body:
+        return False
+    last = body.body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], _LEAVES)
+    if isinstance(last, cst.If):
+        return _if_always_leaves(last)
+    return False
+
+
+def _if_always_leaves(node: cst.If) -> bool:
+    if not always_leaves(node.body):
+        return False
+    orelse = node.orelse
+    if isinstance(orelse, cst.If):
+        return _if_always_leaves(orelse)
+    return orelse is not None and always_leaves(orelse.body)
+
+
+def only_pass(body: cst.IndentedBlock) -> bool:
+    """A body that is one bare ``pass``, which what comes first replaces."""
+    if len(body.body) != 1 or body.footer:
+        return False
+    line = body.body[0]
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and [type(small) for small in line.body] == [cst.Pass]
+        and not line.leading_lines
+        and line.trailing_whitespace.comment is None
+    )
+
+
+def indented_block(body: cst.BaseSuite) -> cst.IndentedBlock:
+    if isinstance(body, cst.IndentedBlock):
+        return body
+    assert isinstance(body, cst.SimpleStatementSuite)
+    smalls = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in body.body]
+    return cst.IndentedBlock(
+        body=[
+            cst.SimpleStatementLine(
+                body=smalls, trailing_whitespace=body.trailing_whitespace
+            )
+        ]
+    )

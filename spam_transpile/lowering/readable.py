@@ -31,16 +31,19 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
+
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.ir import AnyOf, LoweredPattern, is_true
+from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_true
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import read_calls_once
-from spam_transpile.lowering.guards import segments
+from spam_transpile.lowering.bodies import always_leaves, indented_block, only_pass
+from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, decision_tree
+from spam_transpile.lowering.guards import may_run_code, segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subjects import local_subject
 from spam_transpile.lowering.subject_facts import SharedKeys
@@ -50,6 +53,8 @@ from spam_transpile.lowering.readable_passes import (
     read_differently,
     spelled_readably,
     stores_in,
+    unpacking,
+    unparenthesized,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,12 +182,12 @@ class ReadableMatch:
         chain: Optional[Union[cst.If, cst.Else]] = None
         if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
             chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
-        for index in reversed(range(len(cases))):
-            chain = self._case(cases[index], lowered[index], index, chain)
-        if isinstance(chain, cst.Else):  # a lone ``case _:``
-            chain = cst.If(test=Raw("True"), body=chain.body)
-        assert chain is not None
-        out.append(chain.with_changes(leading_lines=self._lines_before_chain()))
+        statements = self._statements_of(self._plan(cases, lowered), chain)
+        head = statements[0]
+        if isinstance(head, cst.Else):  # a lone ``case _:``
+            head = cst.If(test=Raw("True"), body=head.body)
+        statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
+        out += statements
         declared = self._declarations(cases, lowered)
         out[:0] = [_statement(f"{name}: object") for name in declared]
         if self._doomed and self.scope_kind == "class":
@@ -364,33 +369,153 @@ class ReadableMatch:
             trailing_whitespace=self.node.whitespace_after_colon,
         )
 
+    def _plan(
+        self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
+    ) -> Sequence[Node]:
+        """The cases as a decision tree (cases sharing their first test
+        nested under it), or one after the other where the bodies delete
+        temporaries (module and class bodies: an ``else`` deletes them when
+        no case matched, which a nested test would skip)."""
+        if self._doomed:
+            return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
+        in_function = self.scope_kind == "function"
+        guarded = {i for i, case in enumerate(cases) if case.guard is not None}
+        code_guards = {
+            i
+            for i in guarded
+            if may_run_code(
+                cases[i].guard,  # type: ignore[arg-type]
+                cases[i].pattern,
+                in_function,
+                self.owner.names.builtin,
+            )
+        }
+        leaving = 0
+        while leaving < len(cases) and always_leaves(cases[leaving].body):
+            leaving += 1
+        return decision_tree(lowered, guarded, code_guards, leaving)
+
+    def _statements_of(
+        self,
+        nodes: Sequence[Node],
+        orelse: Optional[Union[cst.If, cst.Else]],
+        lines_taken: bool = False,
+    ) -> List[Any]:
+        """The statements of ``nodes``: an ``if``/``elif`` chain, or several
+        where a branch ends its chain (decision_tree): a last case that
+        always matches then follows as plain statements. ``lines_taken``:
+        the first node's leading lines went to the branch holding it.
+        (Any: the first may be a lone ``else``, which the caller mends.)"""
+        segments: List[List[Node]] = [[]]
+        for node in nodes:
+            segments[-1].append(node)
+            if isinstance(node, Branch) and node.ends_chain:
+                segments.append([])
+        if not segments[-1]:
+            segments.pop()
+        out: List[Any] = []
+        for number, segment in enumerate(segments):
+            last = number == len(segments) - 1
+            plain = self._plain(segment) if number else None
+            if plain is not None:
+                out += plain
+                continue
+            taken = lines_taken and not number
+            chain = self._chain(segment, orelse if last else None, taken)
+            assert chain is not None
+            out.append(chain)
+        return out
+
+    def _plain(self, segment: Sequence[Node]) -> Optional[List[cst.BaseStatement]]:
+        """A case that always matches, after branches that end their chains,
+        as the statements of its body (with its captures first)."""
+        if len(segment) != 1 or not isinstance(segment[0], Leaf):
+            return None
+        leaf = segment[0]
+        case = self.node.cases[leaf.index]
+        if not self._always_matches(case, leaf.pattern):
+            return None
+        body = self._body(case, leaf.pattern)
+        if body.footer:
+            return None  # comments after the body: no statement to go before
+        statements: List[Any] = list(body.body)
+        # the ``case _:  # comment`` line's comment goes on a line of its own
+        comment = body.header.comment
+        header = [] if comment is None else [cst.EmptyLine(comment=comment)]
+        lines = [
+            *self._lines_before(leaf.index),
+            *header,
+            *statements[0].leading_lines,
+        ]
+        statements[0] = statements[0].with_changes(leading_lines=lines)
+        return statements
+
+    def _chain(
+        self,
+        nodes: Sequence[Node],
+        orelse: Optional[Union[cst.If, cst.Else]],
+        lines_taken: bool = False,
+    ) -> Optional[Union[cst.If, cst.Else]]:
+        """``if``/``elif`` over ``nodes``; ``lines_taken``: the first
+        node's leading lines went to the branch holding it."""
+        chain = orelse
+        for position in reversed(range(len(nodes))):
+            node = nodes[position]
+            first, last = position == 0, position == len(nodes) - 1
+            lines = [] if first and lines_taken else self._lines_before(node.index)
+            if isinstance(node, Branch):
+                inner = self._statements_of(node.children, None, lines_taken=True)
+                test = emit.render_cond(
+                    All(node.tests), readable=True, binder=self._binder()
+                )
+                chain = cst.If(
+                    test=Raw(test),
+                    body=cst.IndentedBlock(body=inner),
+                    orelse=chain,
+                    leading_lines=lines,
+                )
+                continue
+            case = self.node.cases[node.index]
+            otherwise = last and not first and chain is None
+            chain = self._case(case, node.pattern, chain, otherwise, lines)
+        return chain
+
     def _case(
         self,
         case: cst.MatchCase,
         pattern: LoweredPattern,
-        index: int,
         orelse: Optional[Union[cst.If, cst.Else]],
+        may_be_else: bool,
+        leading_lines: Sequence[cst.EmptyLine],
     ) -> Union[cst.If, cst.Else]:
+        """``may_be_else``: the last of its chain, after another: ``else:``
+        where it always matches."""
         guard = case.guard
-        body = _indented(case.body)
-        first: List[cst.BaseStatement] = []
-        if guard is None and pattern.bindings:
-            first += self._binding_statements(case, pattern)
-        if self._doomed:
-            first.append(self._delete())
-        if first:
-            kept = [] if _only_pass(body) else list(body.body)
-            body = body.with_changes(body=[*first, *kept])
-        last = index == len(self.node.cases) - 1 and orelse is None
-        if last and index > 0 and self._always_matches(case, pattern):
-            return cst.Else(body=body, leading_lines=self._lines_before(index))
+        body = self._body(case, pattern)
+        if may_be_else and self._always_matches(case, pattern):
+            return cst.Else(body=body, leading_lines=list(leading_lines))
         test = self._test(pattern, guard)
         return cst.If(
             test=Raw(test),
             body=body,
             orelse=orelse,
-            leading_lines=self._lines_before(index),
+            leading_lines=list(leading_lines),
         )
+
+    def _body(self, case: cst.MatchCase, pattern: LoweredPattern) -> cst.IndentedBlock:
+        """The case's body, its captures assigned first where no guard
+        stored them (and, in module and class bodies, the temporaries
+        deleted)."""
+        body = indented_block(case.body)
+        first: List[cst.BaseStatement] = []
+        if case.guard is None and pattern.bindings:
+            first += self._binding_statements(case, pattern)
+        if self._doomed:
+            first.append(self._delete())
+        if first:
+            kept = [] if only_pass(body) else list(body.body)
+            body = body.with_changes(body=[*first, *kept])
+        return body
 
     def _test(
         self, pattern: LoweredPattern, guard: Optional[cst.BaseExpression]
@@ -430,7 +555,7 @@ class ReadableMatch:
     def _binding_statements(
         self, case: cst.MatchCase, pattern: LoweredPattern
     ) -> List[cst.SimpleStatementLine]:
-        unpacked = _unpacking(case.pattern, self.subject)
+        unpacked = unpacking(case.pattern, self.subject)
         if unpacked is not None:
             return [_statement(unpacked)]
         values = [
@@ -441,63 +566,6 @@ class ReadableMatch:
         if 1 < len(names) <= 3 and len(together) <= TOGETHER and " if " not in together:
             return [_statement(together)]
         return [
-            _statement(f"{name} = {_unparenthesized(value)}")
+            _statement(f"{name} = {unparenthesized(value)}")
             for name, value in zip(names, values)
         ]
-
-
-def _unparenthesized(text: str) -> str:
-    if text.startswith("(") and text.endswith(")") and " if " in text:
-        return text[1:-1]
-    return text
-
-
-def _unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
-    """``a, *rest = subject`` when a sequence pattern only captures."""
-    if not isinstance(pattern, (cst.MatchList, cst.MatchTuple)) or not pattern.patterns:
-        return None
-    targets = []
-    for element in pattern.patterns:
-        if isinstance(element, cst.MatchStar):
-            if element.name is None:
-                return None
-            targets.append("*" + element.name.value)
-        elif (
-            isinstance(element.value, cst.MatchAs)
-            and element.value.pattern is None
-            and element.value.name is not None
-        ):
-            targets.append(element.value.name.value)
-        else:
-            return None
-    text = ", ".join(targets)
-    if len(targets) == 1:
-        text = f"[{text}]" if text.startswith("*") else text + ","
-    return f"{text} = {subject}"
-
-
-def _only_pass(body: cst.IndentedBlock) -> bool:
-    """A body that is one bare ``pass``, which what comes first replaces."""
-    if len(body.body) != 1 or body.footer:
-        return False
-    line = body.body[0]
-    return (
-        isinstance(line, cst.SimpleStatementLine)
-        and [type(small) for small in line.body] == [cst.Pass]
-        and not line.leading_lines
-        and line.trailing_whitespace.comment is None
-    )
-
-
-def _indented(body: cst.BaseSuite) -> cst.IndentedBlock:
-    if isinstance(body, cst.IndentedBlock):
-        return body
-    assert isinstance(body, cst.SimpleStatementSuite)
-    smalls = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in body.body]
-    return cst.IndentedBlock(
-        body=[
-            cst.SimpleStatementLine(
-                body=smalls, trailing_whitespace=body.trailing_whitespace
-            )
-        ]
-    )

@@ -1,11 +1,13 @@
 """Passes over the plan that the readable layout makes before printing it:
 a length several cases test, computed once (:class:`SharedLength`); the
 captures a type checker may type differently from one case to another;
-each test's readable spelling."""
+each test's readable spelling; captures written as one unpacking."""
 
 from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import libcst as cst
 
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -194,3 +196,33 @@ def spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
         cond_of(pattern.cond),
         tuple((name, value_of(value)) for name, value in pattern.bindings),
     )
+
+
+def unparenthesized(text: str) -> str:
+    if text.startswith("(") and text.endswith(")") and " if " in text:
+        return text[1:-1]
+    return text
+
+
+def unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
+    """``a, *rest = subject`` when a sequence pattern only captures."""
+    if not isinstance(pattern, (cst.MatchList, cst.MatchTuple)) or not pattern.patterns:
+        return None
+    targets = []
+    for element in pattern.patterns:
+        if isinstance(element, cst.MatchStar):
+            if element.name is None:
+                return None
+            targets.append("*" + element.name.value)
+        elif (
+            isinstance(element.value, cst.MatchAs)
+            and element.value.pattern is None
+            and element.value.name is not None
+        ):
+            targets.append(element.value.name.value)
+        else:
+            return None
+    text = ", ".join(targets)
+    if len(targets) == 1:
+        text = f"[{text}]" if text.startswith("*") else text + ","
+    return f"{text} = {subject}"

@@ -1,0 +1,209 @@
+"""Cases that open with the same test, nested under it (the readable layout).
+
+A person writing an evaluator for 3.9 tests ``isinstance(e, Bin)`` once and
+then the operator inside, rather than repeating the class test on every
+``elif``. Consecutive cases whose conditions open with the same test become
+a :class:`Branch` on that test, holding what each case has left to test;
+the same holds again inside it (Maranget's decision trees, restricted to
+consecutive cases so the order of the cases is never changed).
+
+Nesting skips the shared test for the cases after the first, and when the
+test holds but no case under it matches, control leaves the whole chain.
+It is exact only where CPython could not have matched a later case then:
+
+- no case of the group but the last has a guard that may run code (such a
+  guard could change the subject, and CPython tests the shared test again);
+  none but the last always matches once the test held (a group ends with
+  such a case, and the cases after it start a group of their own);
+- and after the group either no case is left, or the group's last case
+  always matches once the test held, or every later case has a test that
+  cannot hold together with the shared one (two lengths of one path, a
+  sequence and a mapping check of one path), with no guard in the group
+  that may run code;
+- or else the bodies of the group's cases and of every case before them
+  always leave (``return``, ``raise``, ``break``, ``continue``): the branch
+  then ends its ``if``/``elif`` chain (:attr:`Branch.ends_chain`) and the
+  later cases follow it as statements of their own, tried when no case
+  under it matched, as a person writes an evaluator whose cases return.
+
+PEP 634 leaves how often ``isinstance``, ``len``, items, attributes and
+``__eq__`` are called unspecified: testing the shared one once is allowed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import AbstractSet, List, Optional, Sequence, Tuple, Union
+
+from spam_transpile.lowering.ir import TRUE, All, Cond, LoweredPattern, Test, all_of
+
+__all__ = ["Branch", "Leaf", "Node", "decision_tree"]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One case: its index, and what it has left to test."""
+
+    index: int
+    pattern: LoweredPattern
+
+
+@dataclass(frozen=True)
+class Branch:
+    """``if test and ...:`` with the cases under it, which all opened with
+    these tests (one branch for a run of them no case tells apart)."""
+
+    tests: Tuple[Test, ...]
+    children: Tuple["Node", ...]
+    #: exact only as the last of its chain (the cases before it and under
+    #: it always leave): the nodes after it start a new statement
+    ends_chain: bool = False
+
+    @property
+    def index(self) -> int:
+        """The first case under it (whose leading lines it takes)."""
+        return self.children[0].index
+
+
+Node = Union[Leaf, Branch]
+
+
+@dataclass(frozen=True)
+class _Cases:
+    """What the tree needs to know of the cases besides their patterns."""
+
+    #: indexes of the cases with a guard
+    guarded: AbstractSet[int]
+    #: those whose guard may run code (:func:`.guards.may_run_code`)
+    code_guards: AbstractSet[int]
+    #: how many cases, from the first, have bodies that always leave
+    leaving: int
+
+
+def decision_tree(
+    patterns: Sequence[LoweredPattern],
+    guarded: AbstractSet[int],
+    code_guards: AbstractSet[int],
+    leaving: int = 0,
+) -> List[Node]:
+    """The cases of one match statement as a list of nodes, in case order.
+
+    ``guarded``: the indexes of cases with a guard; ``code_guards``: those
+    whose guard may run code (:func:`.guards.may_run_code`); ``leaving``:
+    how many cases, from the first, have bodies that always leave.
+    """
+    leaves = [Leaf(index, pattern) for index, pattern in enumerate(patterns)]
+    return _nested(leaves, _Cases(guarded, code_guards, leaving))
+
+
+def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
+    out: List[Node] = []
+    start = 0
+    while start < len(leaves):
+        test = first_test(leaves[start].pattern.cond)
+        end = start + 1
+        while (
+            test is not None
+            and end < len(leaves)
+            and first_test(leaves[end].pattern.cond) == test
+            and not _closes(leaves[end - 1], cases)
+        ):
+            end += 1
+        group, after = leaves[start:end], leaves[end:]
+        how = None if test is None else _nesting(test, group, after, cases)
+        if test is not None and how is not None:
+            rests = [Leaf(leaf.index, _after_first(leaf.pattern)) for leaf in group]
+            children = tuple(_nested(rests, cases))
+            tests: Tuple[Test, ...] = (test,)
+            if len(children) == 1 and isinstance(children[0], Branch):
+                # the cases share the next test too: one ``if`` for both
+                tests += children[0].tests
+                children = children[0].children
+            out.append(Branch(tests, children, ends_chain=how == _ENDS_CHAIN))
+        else:
+            out.extend(group)
+        start = end
+    return out
+
+
+def first_test(cond: Cond) -> Optional[Test]:
+    """The test ``cond`` opens with, if it opens with one (not an or)."""
+    if isinstance(cond, Test):
+        return cond
+    if isinstance(cond, All) and cond.parts and isinstance(cond.parts[0], Test):
+        return cond.parts[0]
+    return None
+
+
+def _after_first(pattern: LoweredPattern) -> LoweredPattern:
+    cond = pattern.cond
+    rest = all_of(*cond.parts[1:]) if isinstance(cond, All) else TRUE
+    return LoweredPattern(rest, pattern.bindings)
+
+
+def _closes(leaf: Leaf, cases: _Cases) -> bool:
+    """Nothing after ``leaf`` can share its group: its guard may run code
+    (the cases after it test the shared test again), or it always matches
+    once the shared test held."""
+    return leaf.index in cases.code_guards or _always(leaf, cases.guarded)
+
+
+def _always(leaf: Leaf, guarded: AbstractSet[int]) -> bool:
+    """Matches once its first test held."""
+    rest = _after_first(leaf.pattern).cond
+    return leaf.index not in guarded and isinstance(rest, All) and not rest.parts
+
+
+_IN_CHAIN = "in chain"
+_ENDS_CHAIN = "ends chain"
+
+
+def _nesting(
+    test: Test, group: Sequence[Leaf], after: Sequence[Leaf], cases: _Cases
+) -> Optional[str]:
+    """How ``group`` nests under ``test`` exactly: within its chain, as the
+    last of its chain, or (None) not at all."""
+    if len(group) < 2:
+        return None
+    assert not any(_closes(leaf, cases) for leaf in group[:-1])
+    if not after or _always(group[-1], cases.guarded):
+        return _IN_CHAIN
+    if group[-1].index not in cases.code_guards and all(
+        _excludes(test, leaf.pattern.cond) for leaf in after
+    ):
+        return _IN_CHAIN
+    if group[-1].index < cases.leaving:
+        return _ENDS_CHAIN
+    return None
+
+
+def _excludes(test: Test, cond: Cond) -> bool:
+    """Some test ``cond`` needs cannot hold where ``test`` holds."""
+    parts = cond.parts if isinstance(cond, All) else (cond,)
+    return any(isinstance(part, Test) and disjoint(test, part) for part in parts)
+
+
+def disjoint(one: Test, other: Test) -> bool:
+    """``one`` and ``other`` cannot both hold for one value of their path:
+    two lengths, or a sequence and a mapping check (CPython gives a class
+    one of the two flags at most, and the helper answers as it does)."""
+    if one.path != other.path or one.kind != other.kind:
+        return False
+    if one.kind == "kind":
+        return {one.fact, other.fact} == {"sequence", "mapping"}
+    if one.kind == "len":
+        return _lengths_disjoint(one.fact, other.fact)
+    return False
+
+
+def _lengths_disjoint(one: object, other: object) -> bool:
+    if not (isinstance(one, tuple) and isinstance(other, tuple)):
+        return False
+    (op1, n1), (op2, n2) = one, other
+    if op1 == "==" and op2 == "==":
+        return bool(n1 != n2)
+    if op1 == "==" and op2 == ">=":
+        return bool(n1 < n2)
+    if op1 == ">=" and op2 == "==":
+        return bool(n2 < n1)
+    return False

@@ -1,0 +1,178 @@
+"""spam_transpile.lowering.decision_tree: the readable layout nests cases
+that open with the same test under it, only where that is exact."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Optional, Set
+
+import pytest
+
+from interpreters import require_interpreter
+from spam_transpile import transpile
+from spam_transpile.lowering.decision_tree import (
+    Branch,
+    Leaf,
+    decision_tree,
+    disjoint,
+)
+from spam_transpile.lowering.ir import TRUE, All, LoweredPattern
+from spam_transpile.lowering.ir import Test as Check
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAMS = sorted((ROOT / "fixtures" / "decision_tree").glob("*.py"))
+
+
+def _readable(path: Path, target: str = "3.9") -> str:
+    return transpile(path.read_text("utf-8"), target=target, layout="readable")
+
+
+def _function(out: str, name: str) -> str:
+    start = out.index(f"def {name}(")
+    end = out.find("\n\n\n", start)
+    return out[start : end if end != -1 else None]
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
+def test_nested_cases_run_as_native_match(
+    path: Path, target: str, tmp_path: Path
+) -> None:
+    lowered = tmp_path / path.name
+    lowered.write_text(_readable(path, target), "utf-8")
+    native = subprocess.run(
+        [require_interpreter("3.10"), str(path)], capture_output=True, timeout=120
+    )
+    ran = subprocess.run(
+        [require_interpreter(target), str(lowered)], capture_output=True, timeout=120
+    )
+    assert native.returncode == 0, native.stderr.decode()
+    assert (ran.returncode, ran.stdout) == (0, native.stdout), ran.stderr.decode()
+
+
+def test_cases_that_return_nest_and_the_rest_follow() -> None:
+    evaluate = _function(
+        _readable(ROOT / "fixtures/decision_tree/evaluator.py"), "evaluate"
+    )
+    assert (
+        "    elif isinstance(e, Bin):\n"
+        "        if e.op == Op.ADD:\n"
+        "            if isinstance(e.left, Num) and e.left.value == 0:\n"
+    ) in evaluate
+    # the add cases' last always matches once ``e.op == Op.ADD`` held
+    assert (
+        "            else:\n                left, right = e.left, e.right\n" in evaluate
+    )
+    # a guard that may run code closes its group: the next case tests again
+    assert (
+        "    if isinstance(e, Bin) and e.op == Op.MUL:\n        return 0\n" in evaluate
+    )
+    # the final ``case _:`` is its body, its comment on a line of its own
+    assert evaluate.endswith("    # anything else\n    raise ValueError(e)")
+
+
+def test_cases_after_a_group_that_could_still_match_stay_in_the_chain() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/evaluator.py")
+    describe = _function(out, "describe")
+    # bodies that fall through, and ``case _:`` after: no nesting
+    assert "if isinstance(e, Bin) and e.op == Op.ADD:" in describe
+    assert '    else:\n        kind = "other"' in describe
+    out = _readable(ROOT / "fixtures/decision_tree/exclusive_tests.py")
+    # a capture after the group would take what the group leaves
+    assert "if size_3 == 2 and s[1] == 1:" in _function(out, "after_a_capture")
+
+
+def test_a_test_the_later_cases_exclude_nests_within_the_chain() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/exclusive_tests.py")
+    assert '    if size_2 == 2:\n        if s[1] == "left":\n' in _function(
+        out, "lengths"
+    )
+    assert "    if isinstance(s, _spam.Mapping):\n" in _function(out, "kinds")
+
+
+def test_a_guard_that_may_change_the_subject_is_not_skipped_past() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/guards_that_change_the_subject.py")
+    which = _function(out, "which")
+    assert "    elif isinstance(x, _spam.cls(A)):\n" in which
+    assert "\n    if isinstance(x, _spam.cls(A)):\n" not in which
+
+
+def test_module_bodies_keep_one_chain() -> None:
+    source = (
+        "for s in [[1, 2], [1, 3], 5]:\n"
+        "    match s:\n"
+        "        case [1, 2]:\n"
+        "            print('a')\n"
+        "        case [1, 3]:\n"
+        "            print('b')\n"
+    )
+    out = transpile(source, layout="readable")
+    # each body deletes the temporaries; an else deletes them otherwise
+    assert "elif size == 2 and subject[0] == 1 and subject[1] == 3:" in out
+
+
+# -- the tree itself ----------------------------------------------------------
+
+
+def _test(expr: str, kind: str = "eq", path: str = "s", fact: object = None) -> Check:
+    return Check(expr, kind, path, fact)
+
+
+SEQ = _test("isinstance(s, Sequence)", "kind", fact="sequence")
+MAP = _test("isinstance(s, Mapping)", "kind", fact="mapping")
+
+
+def _case(*tests: Check) -> LoweredPattern:
+    return LoweredPattern(All(tests) if tests else TRUE, ())
+
+
+def _tree(
+    *patterns: LoweredPattern,
+    guarded: Optional[Set[int]] = None,
+    code: Optional[Set[int]] = None,
+    leaving: int = 0,
+) -> list:
+    guarded = set(guarded or ()) | set(code or ())
+    return decision_tree(patterns, guarded, set(code or ()), leaving)
+
+
+def test_disjoint_tests() -> None:
+    two = _test("len(s) == 2", "len", fact=("==", 2))
+    three = _test("len(s) == 3", "len", fact=("==", 3))
+    at_least_three = _test("len(s) >= 3", "len", fact=(">=", 3))
+    at_least_two = _test("len(s) >= 2", "len", fact=(">=", 2))
+    assert disjoint(two, three) and disjoint(two, at_least_three)
+    assert disjoint(at_least_three, two)
+    assert not disjoint(two, at_least_two) and not disjoint(at_least_two, three)
+    assert disjoint(SEQ, MAP) and not disjoint(SEQ, SEQ)
+    # another path, or equality with values: nothing is known
+    assert not disjoint(two, _test("len(t) == 3", "len", "t", ("==", 3)))
+    assert not disjoint(_test("s == 1"), _test("s == 2"))
+
+
+def test_a_group_nests_where_nothing_follows() -> None:
+    a, b = _test("s.a == 1"), _test("s.a == 2")
+    (node,) = _tree(_case(SEQ, a), _case(SEQ, b))
+    assert isinstance(node, Branch) and node.tests == (SEQ,) and not node.ends_chain
+    assert [child.index for child in node.children] == [0, 1]
+
+
+def test_a_group_does_not_nest_where_a_later_case_could_match() -> None:
+    a, b = _test("s.a == 1"), _test("s.a == 2")
+    nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case())
+    assert all(isinstance(node, Leaf) for node in nodes)
+    # ... unless every body before it leaves: then it ends the chain
+    nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case(), leaving=2)
+    assert isinstance(nodes[0], Branch) and nodes[0].ends_chain
+
+
+def test_a_guard_that_may_run_code_closes_its_group() -> None:
+    a, b, c = _test("s.a == 1"), _test("s.a == 2"), _test("s.a == 3")
+    nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case(SEQ, c), code={1}, leaving=3)
+    assert isinstance(nodes[0], Branch) and nodes[0].ends_chain
+    assert [child.index for child in nodes[0].children] == [0, 1]
+    assert isinstance(nodes[1], Leaf) and nodes[1].index == 2
+    # a guard that runs no code keeps the group open
+    nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case(SEQ, c), guarded={1})
+    assert isinstance(nodes[0], Branch) and len(nodes[0].children) == 3
