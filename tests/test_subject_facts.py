@@ -95,6 +95,7 @@ def f(event):
         pytest.param(
             """\
             def f(v):
+                print(locals())
                 match v:
                     case [1]:
                         return 1
@@ -104,6 +105,7 @@ def f(event):
                         return 3
             """,
             """\
+            print(locals())
             v
             if (type(v) is list or _spam.kind(v) == 1) and len(v) == 1 and v[0] == 1:
             return 1
@@ -111,7 +113,58 @@ def f(event):
             return 2
             elif (type(v) is list or _spam.kind(v) == 1) and len(v) >= 1 and v[len(v) - 1] == 3:
             return 3""",
-            id="local-subject-no-temporary-when-no-case-may-run",
+            id="local-subject-no-temporary-when-no-case-may-run-and-the-frame-is-read",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                print(locals())
+                match v:
+                    case {"a": 1}:
+                        for x in v:
+                            pass
+                    case {"b": 2}:
+                        return 2
+                    case {"c": 3}:
+                        return 3
+                    case _:
+                        return 0
+            """,
+            """\
+            print(locals())
+            v
+            if (type(v) is dict or _spam.kind(v) == 2) and v.get("a") == 1:
+            for x in v:
+            pass
+            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("b") == 2:
+            return 2
+            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("c") == 3:
+            return 3
+            elif v is v:
+            return 0""",
+            id="local-subject-no-temporary-when-a-body-cannot-delete-it-and-the-frame-is-read",
+        ),
+        pytest.param(
+            """\
+            def f(v):
+                match v:
+                    case [1]:
+                        return 1
+                    case [_, 2]:
+                        return 2
+                    case [*_, 3]:
+                        return 3
+            """,
+            """\
+            v; _spam_len1 = len(v) if (type(v) is list or _spam.kind(v) == 1) else -1
+            if _spam_len1 == 1 and v[0] == 1:
+            return 1
+            elif _spam_len1 == 2 and v[1] == 2:
+            return 2
+            elif _spam_len1 >= 1 and v[len(v) - 1] == 3:
+            return 3""",
+            # nothing reads the frame: a temporary left there is unseen
+            id="local-subject-facts-shared-where-the-frame-is-never-read",
         ),
         pytest.param(
             """\
@@ -128,17 +181,17 @@ def f(event):
                         return 0
             """,
             """\
-            v
-            if (type(v) is dict or _spam.kind(v) == 2) and v.get("a") == 1:
+            v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
+            if _spam_kind1 == 2 and v.get("a") == 1:
             for x in v:
             pass
-            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("b") == 2:
+            elif _spam_kind1 == 2 and v.get("b") == 2:
             return 2
-            elif (type(v) is dict or _spam.kind(v) == 2) and v.get("c") == 3:
+            elif _spam_kind1 == 2 and v.get("c") == 3:
             return 3
             elif v is v:
             return 0""",
-            id="local-subject-no-temporary-when-a-body-cannot-delete-it",
+            id="local-subject-facts-shared-where-a-body-cannot-delete-them",
         ),
         pytest.param(
             """\

@@ -204,7 +204,7 @@ def test_a_case_without_guard_binds_its_captures_in_its_body_below_38(
     )
     lines = transpile(source, target=target).splitlines()
     # only the captures the tests store need declaring
-    assert lines[1].endswith("; v; x: object; y: object")
+    assert lines[1].endswith("; x: object; y: object")
     assert lines[3] == "            a = v[0]; rest = _spam.items(v, 1, 0); return a"
     assert lines[4].endswith(""": k = v.get('k'); return k""")
     # a body starting with ``for`` has no line to bind on: the test stores

@@ -1179,6 +1179,43 @@ prog(
     """,
 )
 
+prog(
+    # 3.10 gives the ast module's node types ``__match_args__`` (their
+    # ``_fields``); on 3.9 and 3.8 the helper reads ``_fields`` as 3.10
+    # would, for those types only (a user's AST subclass inherits them).
+    # Before 3.8 ``ast.parse`` makes other nodes (``Num``, ``Str``).
+    "ast-node-types-match-positionally",
+    """
+    import ast
+    class Mine(ast.BinOp):
+        pass
+    class Foo(ast.AST):
+        _fields = ("x",)
+    def f(node):
+        match node:
+            case ast.BinOp(left, ast.Add(), ast.Constant(value)):
+                return ("add", type(left).__name__, value)
+            case ast.Constant(value, kind):
+                return ("const", value, kind)
+            case ast.Name(id) if id == "x":
+                return ("x",)
+            case ast.Call(ast.Name("len"), [arg]):
+                return ("len", type(arg).__name__)
+            case Foo(x):
+                return ("foo", x)
+            case _:
+                return "other"
+    for text in ["1 + 2", "x + 3", "'s'", "x", "len(y)", "y"]:
+        print(f(ast.parse(text, mode="eval").body))
+    print(f(Mine(ast.Name("a"), ast.Add(), ast.Constant(5))))
+    try:
+        print(f(Foo()))
+    except TypeError as error:
+        print("TypeError", error)
+    """,
+    oldest="3.8",
+)
+
 
 # ---------------------------------------------------------------------------
 # The tests

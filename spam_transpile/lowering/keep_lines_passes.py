@@ -166,7 +166,8 @@ class PlanPasses:
         """Whether temporaries for shared facts stay out of sight: beside a
         subject temporary, which the bodies delete anyway; for a local
         subject, only if some case always runs and each body deletes them
-        first thing (else they would show in ``locals()``). A class body
+        first thing (else they would show in ``locals()``), or in a function
+        that never reads its own frame. A class body
         shares none: its temporaries live outside its namespace
         (class_temps), and fewer of them is less to share between threads
         creating the class; it runs once per class anyway."""
@@ -176,6 +177,10 @@ class PlanPasses:
             return True
         if self.scope.kind != FUNCTION or not cases:
             return False
+        if self._frame_quiet():
+            # nothing in the function reads its variables: they may stay
+            # until it returns, as its other temporaries do (README)
+            return True
         last = cases[-1]
         if last.guard is not None or not is_irrefutable(last.pattern):
             return False

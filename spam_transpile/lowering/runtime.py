@@ -43,8 +43,9 @@ still needs nothing installed at run time. The parts:
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
-  order: ``__match_args__`` (on 3.9 derived for dataclasses and namedtuples
-  as 3.10 derives it) and its TypeErrors, then per attribute the duplicate
+  order: ``__match_args__`` (on 3.9 derived as 3.10 derives it, for
+  dataclasses, namedtuples and the node types of the ``ast`` module, whose
+  ``_fields`` 3.10 gives them as ``__match_args__``) and its TypeErrors, then per attribute the duplicate
   check and ``getattr``; None at the first missing attribute (no match).
 - ``items(v, start, end)``: a star capture, ``[v[start], ...,
   v[len(v) - end - 1]]`` by indexing (a deque cannot be sliced).
@@ -158,8 +159,11 @@ def _d(c):
         if "__dataclass_params__" in d and "__dataclass_fields__" in d:
             f = [x for x in d["__dataclass_fields__"].values() if x.init]
             return tuple(x.name for x in f if x._field_type.name != "_FIELD_CLASSVAR")
-        if "_fields" in d and issubclass(b, tuple): return d["_fields"]
+        if "_fields" in d and (issubclass(b, tuple) or _t(b)): return d["_fields"]
     return MISSING
+def _t(b):
+    m = __import__("sys").modules.get("_ast")
+    return m is not None and getattr(m, b.__name__, None) is b
 def _a(c):
     old = not list.__flags__ & 32 and "__match_args__" not in c.__dict__
     if old and (hasattr(c, "__dataclass_fields__") or hasattr(c, "_fields")):
