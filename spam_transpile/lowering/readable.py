@@ -93,6 +93,7 @@ class ReadableMatch:
         self.subject, self.subject_var, self.info = self._subject()
         #: the helper's field reads named so far (``_fields_once``)
         self._fields: Dict[str, str] = {}
+        self._attributes: Dict[str, str] = {}
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
@@ -171,6 +172,7 @@ class ReadableMatch:
             shared = [keys.rewrite(pattern, drop) for pattern in shared]
         lowered = self._later_lengths(shared + unshared, runs[1:], length)
         lowered = [self._fields_once(pattern) for pattern in lowered]
+        lowered = [self._attributes_once(pattern) for pattern in lowered]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
         added += list(keys.keys.values()) if keys is not None else []
@@ -326,6 +328,29 @@ class ReadableMatch:
             self._fields_name,
             self._fields,
         )
+
+    def _attributes_once(self, pattern: LoweredPattern) -> LoweredPattern:
+        """An attribute a case reads more than once through ``getattr`` (a
+        sub-pattern that rejects None reads a missing one as None), read
+        once into a variable named after it: ``isinstance(targets :=
+        getattr(node, "targets", None), _spam.Sequence) and len(targets) ==
+        1``, which a type checker narrows (it narrows no call)."""
+        if not self.owner.target.has_walrus or self.scope_kind != "function":
+            return pattern  # as _fields_once
+        return read_calls_once(
+            pattern,
+            f"{self.owner.names.builtin('getattr')}(",
+            self._attribute_name,
+            self._attributes,
+            in_alternatives=True,
+        )
+
+    def _attribute_name(self, call: str) -> str:
+        tree = ast.parse(call.replace("\n", " "), mode="eval").body
+        name = getattr(tree, "args", [None, None])[1]
+        word = getattr(name, "value", None)
+        word = word if isinstance(word, str) and word.isidentifier() else "value"
+        return self.owner.names.readable(word.lstrip("_") or "value")
 
     def _fields_name(self, call: str) -> str:
         cls = ast.parse(call, mode="eval").body.args[1]  # type: ignore[attr-defined]
