@@ -79,8 +79,11 @@ def test_cases_after_a_group_that_could_still_match_stay_in_the_chain() -> None:
     assert "if isinstance(e, Bin) and e.op == Op.ADD:" in describe
     assert '    else:\n        kind = "other"' in describe
     out = _readable(ROOT / "fixtures/decision_tree/exclusive_tests.py")
-    # a capture after the group would take what the group leaves
-    assert "if size_3 == 2 and s[1] == 1:" in _function(out, "after_a_capture")
+    # a capture after the group takes what the group leaves: short, it is
+    # written twice, as the group's else and after it
+    capture = _function(out, "after_a_capture")
+    assert "    if size_3 == 2:\n        if s[1] == 1:\n" in capture
+    assert capture.count('print("other", other)') == 2
 
 
 def test_a_test_the_later_cases_exclude_nests_within_the_chain() -> None:
@@ -132,9 +135,10 @@ def _tree(
     guarded: Optional[Set[int]] = None,
     code: Optional[Set[int]] = None,
     leaving: int = 0,
+    small: Optional[Set[int]] = None,
 ) -> list:
     guarded = set(guarded or ()) | set(code or ())
-    return decision_tree(patterns, guarded, set(code or ()), leaving)
+    return decision_tree(patterns, guarded, set(code or ()), leaving, small or set())
 
 
 def test_disjoint_tests() -> None:
@@ -176,3 +180,44 @@ def test_a_guard_that_may_run_code_closes_its_group() -> None:
     # a guard that runs no code keeps the group open
     nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case(SEQ, c), guarded={1})
     assert isinstance(nodes[0], Branch) and len(nodes[0].children) == 3
+
+
+def test_a_short_default_is_written_twice_to_nest_a_dispatch() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/default_case.py")
+    step = _function(out, "step")
+    assert step.startswith(
+        "def step(instr: object, stack: list) -> list:\n"
+        "    if isinstance(instr, _spam.Sequence):\n"
+        '        if len(instr) == 2 and instr[0] == "PUSH":\n'
+    )
+    assert step.count("other = instr\n") == 2
+    assert step.endswith(
+        "        else:\n"
+        "            other = instr\n"
+        '            stack.append(("bad", other))\n'
+        "    else:\n"
+        "        other = instr\n"
+        '        stack.append(("bad", other))\n'
+        "    return stack"
+    )
+    # a default with a comment is not copied: no nesting
+    assert "if isinstance(value, _spam.Mapping) and" in _function(out, "kind")
+
+
+def test_the_copy_of_the_default_is_made_once() -> None:
+    a, b = _test("s.a == 1"), _test("s.a == 2")
+    nodes = _tree(_case(SEQ, a), _case(SEQ, b), _case(), small={2})
+    assert [type(node) for node in nodes] == [Branch, Leaf]
+    branch = nodes[0]
+    assert isinstance(branch, Branch)
+    copies = [c for c in branch.children if isinstance(c, Leaf) and c.copy]
+    assert [c.index for c in copies] == [2]
+    # not small, or guarded: no copy, no nesting
+    assert all(
+        isinstance(node, Leaf)
+        for node in _tree(_case(SEQ, a), _case(SEQ, b), _case(), small=set())
+    )
+    assert all(
+        isinstance(node, Leaf)
+        for node in _tree(_case(SEQ, a), _case(SEQ, b), _case(), small={2}, guarded={2})
+    )

@@ -225,3 +225,20 @@ def indented_block(body: cst.BaseSuite) -> cst.IndentedBlock:
             )
         ]
     )
+
+
+def one_short_line(body: cst.BaseSuite) -> bool:
+    """A body of one line of simple statements with no comment, short
+    enough to be written twice (decision_tree's copy of a last case)."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return body.trailing_whitespace.comment is None
+    assert isinstance(body, cst.IndentedBlock)
+    if len(body.body) != 1 or body.footer or body.header.comment is not None:
+        return False
+    line = body.body[0]
+    return (
+        isinstance(line, cst.SimpleStatementLine)
+        and not line.leading_lines
+        and line.trailing_whitespace.comment is None
+        and len(cst.Module([]).code_for_node(line)) <= 80
+    )

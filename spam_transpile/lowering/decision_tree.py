@@ -20,6 +20,8 @@ It is exact only where CPython could not have matched a later case then:
   cannot hold together with the shared one (two lengths of one path, a
   sequence and a mapping check of one path), with no guard in the group
   that may run code;
+- or else the only case after the group always matches and its body is one
+  short line: the group nests with a copy of that body as its ``else``;
 - or else the bodies of the group's cases and of every case before them
   always leave (``return``, ``raise``, ``break``, ``continue``): the branch
   then ends its ``if``/``elif`` chain (:attr:`Branch.ends_chain`) and the
@@ -33,11 +35,24 @@ PEP 634 leaves how often ``isinstance``, ``len``, items, attributes and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import AbstractSet, List, Optional, Sequence, Tuple, Union
+from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 
-from spam_transpile.lowering.ir import TRUE, All, Cond, LoweredPattern, Test, all_of
+import libcst as cst
 
-__all__ = ["Branch", "Leaf", "Node", "decision_tree"]
+from spam_transpile.lowering.bodies import always_leaves, one_short_line
+from spam_transpile.lowering.guards import may_run_code
+
+from spam_transpile.lowering.ir import (
+    TRUE,
+    All,
+    Cond,
+    LoweredPattern,
+    Test,
+    all_of,
+    is_true,
+)
+
+__all__ = ["Branch", "Leaf", "Node", "decision_tree", "tree_of_cases"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +61,9 @@ class Leaf:
 
     index: int
     pattern: LoweredPattern
+    #: a second copy of a last case that always matches, as the ``else``
+    #: of a branch (see :func:`decision_tree`)
+    copy: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,8 @@ class _Cases:
     code_guards: AbstractSet[int]
     #: how many cases, from the first, have bodies that always leave
     leaving: int
+    #: cases whose body is one short line, which may be written twice
+    small: AbstractSet[int] = frozenset()
 
 
 def decision_tree(
@@ -85,15 +105,47 @@ def decision_tree(
     guarded: AbstractSet[int],
     code_guards: AbstractSet[int],
     leaving: int = 0,
+    small: AbstractSet[int] = frozenset(),
 ) -> List[Node]:
     """The cases of one match statement as a list of nodes, in case order.
 
     ``guarded``: the indexes of cases with a guard; ``code_guards``: those
     whose guard may run code (:func:`.guards.may_run_code`); ``leaving``:
-    how many cases, from the first, have bodies that always leave.
+    how many cases, from the first, have bodies that always leave;
+    ``small``: the cases whose body is one short line. Where the only case
+    after a group always matches and is small, the group nests with a copy
+    of it as its ``else`` (``else: raise ValueError(op)`` inside and
+    after), as a person writes a dispatch that ends with a default.
     """
     leaves = [Leaf(index, pattern) for index, pattern in enumerate(patterns)]
-    return _nested(leaves, _Cases(guarded, code_guards, leaving))
+    return _nested(leaves, _Cases(guarded, code_guards, leaving, small))
+
+
+def tree_of_cases(
+    cases: Sequence[cst.MatchCase],
+    lowered: Sequence[LoweredPattern],
+    in_function: bool,
+    builtin: Callable[[str], str],
+) -> List[Node]:
+    """:func:`decision_tree` of one match statement's cases, with what it
+    needs to know of their guards and bodies. ``builtin``: how the module
+    spells a builtin."""
+    guarded = {i for i, case in enumerate(cases) if case.guard is not None}
+    code_guards = {
+        i
+        for i in guarded
+        if may_run_code(
+            cases[i].guard,  # type: ignore[arg-type]
+            cases[i].pattern,
+            in_function,
+            builtin,
+        )
+    }
+    leaving = 0
+    while leaving < len(cases) and always_leaves(cases[leaving].body):
+        leaving += 1
+    small = {i for i, case in enumerate(cases) if one_short_line(case.body)}
+    return decision_tree(lowered, guarded, code_guards, leaving, small)
 
 
 def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
@@ -113,6 +165,8 @@ def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
         how = None if test is None else _nesting(test, group, after, cases)
         if test is not None and how is not None:
             rests = [Leaf(leaf.index, _after_first(leaf.pattern)) for leaf in group]
+            if how == _WITH_COPY:
+                rests.append(Leaf(after[0].index, after[0].pattern, copy=True))
             children = tuple(_nested(rests, cases))
             tests: Tuple[Test, ...] = (test,)
             if len(children) == 1 and isinstance(children[0], Branch):
@@ -156,6 +210,7 @@ def _always(leaf: Leaf, guarded: AbstractSet[int]) -> bool:
 
 _IN_CHAIN = "in chain"
 _ENDS_CHAIN = "ends chain"
+_WITH_COPY = "with a copy of the last case"
 
 
 def _nesting(
@@ -174,6 +229,15 @@ def _nesting(
         return _IN_CHAIN
     if group[-1].index < cases.leaving:
         return _ENDS_CHAIN
+    last = after[0]
+    if (
+        len(after) == 1
+        and not last.copy
+        and last.index in cases.small
+        and last.index not in cases.guarded
+        and is_true(last.pattern.cond)
+    ):
+        return _WITH_COPY
     return None
 
 

@@ -41,9 +41,9 @@ from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import read_calls_once
-from spam_transpile.lowering.bodies import always_leaves, indented_block, only_pass
-from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, decision_tree
-from spam_transpile.lowering.guards import may_run_code, segments
+from spam_transpile.lowering.bodies import indented_block, only_pass
+from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
+from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subjects import local_subject
 from spam_transpile.lowering.subject_facts import SharedKeys
@@ -404,21 +404,7 @@ class ReadableMatch:
         if self._doomed:
             return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
         in_function = self.scope_kind == "function"
-        guarded = {i for i, case in enumerate(cases) if case.guard is not None}
-        code_guards = {
-            i
-            for i in guarded
-            if may_run_code(
-                cases[i].guard,  # type: ignore[arg-type]
-                cases[i].pattern,
-                in_function,
-                self.owner.names.builtin,
-            )
-        }
-        leaving = 0
-        while leaving < len(cases) and always_leaves(cases[leaving].body):
-            leaving += 1
-        return decision_tree(lowered, guarded, code_guards, leaving)
+        return tree_of_cases(cases, lowered, in_function, self.owner.names.builtin)
 
     def _statements_of(
         self,
@@ -487,7 +473,8 @@ class ReadableMatch:
         for position in reversed(range(len(nodes))):
             node = nodes[position]
             first, last = position == 0, position == len(nodes) - 1
-            lines = [] if first and lines_taken else self._lines_before(node.index)
+            taken = (first and lines_taken) or (isinstance(node, Leaf) and node.copy)
+            lines = [] if taken else self._lines_before(node.index)
             if isinstance(node, Branch):
                 inner = self._statements_of(node.children, None, lines_taken=True)
                 test = emit.render_cond(
