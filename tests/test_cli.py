@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner
 
-from spam_transpile import cli as cli_module
 from spam_transpile.files import jobs as jobs_module
 from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
@@ -39,23 +37,12 @@ from spam_transpile.files.report import (
 )
 from spam_transpile.files import write as write_module
 from spam_transpile.settings import SUPPORTED_TARGETS
+from tests.cli_invoke import MATCHING, PLAIN, invoke, make_tree
 from tests.interpreters import require_interpreter
 
 ROOT = Path(__file__).resolve().parent.parent
 TREES = ROOT / "fixtures" / "trees"
 CASES = ROOT / "fixtures" / "cases"
-
-MATCHING = """\
-def f(x):
-    match x:
-        case [a, b]:
-            return a + b
-        case {"k": v}:
-            return v
-        case _:
-            return None
-"""
-PLAIN = "import re\nmatch = re.match('a', 'a')\nprint(match.group(0))\n"
 
 
 @pytest.fixture(autouse=True)
@@ -68,33 +55,6 @@ def private_cache(
     return directory
 
 
-class Result:
-    def __init__(self, exit_code: int, stdout: str, stderr: str, stdout_bytes: bytes):
-        self.exit_code = exit_code
-        self.stdout = stdout
-        self.stderr = stderr
-        self.stdout_bytes = stdout_bytes
-
-
-def invoke(
-    args: Sequence[str], *, input: Optional[bytes] = None, cwd: Optional[Path] = None
-) -> Result:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        runner = CliRunner()
-    old = os.getcwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        result = runner.invoke(
-            cli_module.main, list(args), input=input, catch_exceptions=False
-        )
-    finally:
-        os.chdir(old)
-    return Result(result.exit_code, result.stdout, result.stderr, result.stdout_bytes)
-
-
 def run_module(args: Sequence[str], *, cwd: Path, input: Optional[bytes] = None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
@@ -105,14 +65,6 @@ def run_module(args: Sequence[str], *, cwd: Path, input: Optional[bytes] = None)
         timeout=120,
         env=env,
     )
-
-
-def make_tree(root: Path, files: Dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def snapshot(root: Path) -> Dict[str, Tuple[bytes, int]]:

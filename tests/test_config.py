@@ -37,7 +37,7 @@ from spam_transpile.integrations.import_hook import (
     TranspilingLoader,
     install_import_hook,
 )
-from tests.test_cli import MATCHING, PLAIN, invoke, make_tree
+from tests.cli_invoke import MATCHING, PLAIN, invoke, make_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -160,7 +160,7 @@ def test_indentation_mixing_tabs_and_spaces_as_cpython_allows(
     indented with a tab and spaces under a case indented with eight spaces
     is valid Python that LibCST refuses. The lowering reads it with the
     indentation in spaces; the lines it did not rewrite keep their own."""
-    from test_readable import assert_runs_like_native  # (subprocesses import us)
+    from tests.like_native import assert_runs_like_native  # (subprocesses import us)
 
     source = (
         "def f(x):\n    y = None\n    match x:\n        case 1:\n"

@@ -15,11 +15,12 @@ import subprocess
 import sys
 import tokenize
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
 from interpreters import require_interpreter
+from like_native import FIELDS_AT_RUN_TIME, assert_runs_like_native
+from like_native import run as _run
 from spam_transpile import transpile
 from spam_transpile.lowering.readable import format_readable
 
@@ -37,32 +38,6 @@ SOURCES = [*CASES, EXAMPLE, *BENCH]
 
 def _readable(path: Path, target: str = "3.9") -> str:
     return transpile(path.read_text("utf-8"), target=target, layout="readable")
-
-
-def _run(python: str, path: Path, cwd: Path) -> subprocess.CompletedProcess:
-    code = (
-        "import runpy, sys; sys.path.insert(0, %r); "
-        "m = runpy.run_path(%r, run_name='__main__'); "
-        "r = m.get('run'); print(r(m.get('WORKLOAD', 10) // 50 or 1) if r else '')"
-    ) % (str(cwd), str(path))
-    return subprocess.run(
-        [python, "-c", code], capture_output=True, timeout=120, cwd=cwd
-    )
-
-
-def assert_runs_like_native(
-    source: str, out: str, tmp_path: Path, versions: Sequence[str] = ("3.9",)
-) -> bytes:
-    """Run ``source`` on native 3.10 and ``out`` on each of ``versions``: the
-    same exit status (0) and output; the output."""
-    (tmp_path / "native.py").write_text(source, "utf-8")
-    (tmp_path / "lowered.py").write_text(out, "utf-8")
-    native = _run(require_interpreter("3.10"), tmp_path / "native.py", tmp_path)
-    for version in versions:
-        ran = _run(require_interpreter(version), tmp_path / "lowered.py", tmp_path)
-        assert ran.returncode == native.returncode == 0, ran.stderr.decode()
-        assert ran.stdout == native.stdout
-    return native.stdout
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
@@ -247,45 +222,6 @@ def test_a_dispatch_key_keeps_the_mapping_check_for_a_type_checker() -> None:
         "        isinstance(event, _spam.Mapping)\n"
         '        and event_type == "click"\n'
     ) in out
-
-
-FIELDS_AT_RUN_TIME = """\
-class Pair:
-    # not a literal: only the running program knows the fields
-    __match_args__ = tuple(["left", "right"])
-
-    def __init__(self, left, right):
-        self.left, self.right = left, right
-
-    def __repr__(self):
-        return f"Pair({self.left!r}, {self.right!r})"
-
-
-def total(value):
-    match value:
-        case Pair(Pair(a, b), Pair(c, d)):
-            return ("four", a, b, c, d)
-        case Pair(Pair(a, b), c) if a:
-            return ("three", a, b, c)
-        case Pair(a, b):
-            return ("two", a, b)
-        case _:
-            return "other"
-
-
-for value in [
-    Pair(Pair(1, 2), Pair(3, 4)),
-    Pair(Pair(0, 2), 3),
-    Pair(Pair(1, 2), 3),
-    Pair(1, 2),
-    (1, 2),
-]:
-    print(total(value))
-match Pair(1, 2):
-    case Pair(a, b):
-        print(a, b)
-print(sorted(n for n in globals() if n.endswith("_fields")))
-"""
 
 
 def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
