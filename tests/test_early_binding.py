@@ -510,6 +510,7 @@ _READ_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     value=st.sampled_from(_READ_VALUES),

@@ -24,6 +24,7 @@ def _load_script() -> ModuleType:
 # The script looks the target interpreters up itself, where reading this
 # test's code (tests/target_marking.py) cannot see it.
 @pytest.mark.targets
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_mutants_are_lowered_or_refused_with_a_position(seed: int) -> None:
     fuzz = _load_script()

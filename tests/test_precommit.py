@@ -29,8 +29,6 @@ from tests.git_repos import WITH_MATCH, behaviour, commit_snapshot, git
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
-
 WITHOUT_MATCH = "import re\nmatch = re.match('a', 'abc')\n"
 
 
@@ -127,6 +125,7 @@ def test_hooks_file_declares_a_rewriting_and_a_checking_hook() -> None:
     assert "additional_dependencies" not in text
 
 
+@pytest.mark.slow
 def test_check_hook_fails_then_rewrite_hook_fixes_then_check_passes(
     pre_commit: List[str], hook_repo: Path, user_repo: Path, tmp_path: Path
 ) -> None:

@@ -40,6 +40,7 @@ def _readable(path: Path, target: str = "3.9") -> str:
     return transpile(path.read_text("utf-8"), target=target, layout="readable")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_readable_output_behaves_like_native_match(path: Path, tmp_path: Path) -> None:
     native = _run(require_interpreter("3.10"), path, path.parent)
@@ -52,6 +53,7 @@ def test_readable_output_behaves_like_native_match(path: Path, tmp_path: Path) -
     ), lowered.stderr.decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_readable_output_is_laid_out_for_people(path: Path) -> None:
     source = path.read_text("utf-8")
@@ -238,6 +240,7 @@ def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
     assert_runs_like_native(FIELDS_AT_RUN_TIME, out, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
 def test_older_targets_get_the_readable_layout_too(target: str, tmp_path: Path) -> None:
     path = ROOT / "fixtures" / "cases" / "nested_and_loops.py"
@@ -325,6 +328,7 @@ def _tool(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_mypy_clean_source_stays_mypy_clean(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     package = tmp_path / "pkg"
@@ -439,6 +443,7 @@ def test_captures_a_guard_reads_are_locals_before_38(
     assert assert_runs_like_native(source, out, tmp_path, (target,)) == b"1 0 0\n\n"
 
 
+@pytest.mark.slow
 def test_readable_output_of_the_benchmarks_adds_no_mypy_error(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     errors = {}
@@ -461,6 +466,7 @@ def test_readable_output_of_the_benchmarks_adds_no_mypy_error(tmp_path: Path) ->
     assert errors["after"] == errors["before"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [EXAMPLE, COMMANDS, *BENCH], ids=lambda p: p.stem)
 def test_readable_output_is_flake8_clean(path: Path, tmp_path: Path) -> None:
     if shutil.which("flake8") is None and not _has("flake8"):

@@ -295,6 +295,7 @@ print(deep([[1, 2], [3, [4, 5]], 6, 7]), deep([[0, 2], [3, [4, 0]]]))
 """
 
 
+@pytest.mark.slow
 def test_cell_stores_run_like_native_below_38(tmp_path) -> None:
     from tests.like_native import assert_runs_like_native
 
