@@ -22,7 +22,7 @@ import inspect
 import sys
 import types
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, Optional, Set
+from typing import Any, Callable, Dict, Hashable, Iterator, Optional, Set
 
 import pytest
 
@@ -90,7 +90,7 @@ def _referenced(function: types.FunctionType, names: Set[str]) -> Iterator[Any]:
     """What ``function`` can reach: its globals among ``names``, the modules of
     tests/ it imports in its body, its closure and its default values."""
     namespace = function.__globals__
-    for name in names:
+    for name in sorted(names):  # the same walk every run
         if name in namespace:
             yield namespace[name]
         else:
@@ -107,6 +107,13 @@ def _referenced(function: types.FunctionType, names: Set[str]) -> Iterator[Any]:
 
 
 def _unwrap(value: Any) -> Any:
+    try:
+        return _unwrapped(value)
+    except Exception:  # an object with a strange __getattr__: not code
+        return value
+
+
+def _unwrapped(value: Any) -> Any:
     if isinstance(value, (staticmethod, classmethod)):
         value = value.__func__
     elif isinstance(value, functools.partial):
@@ -128,19 +135,24 @@ def _module_file(value: Any) -> Optional[str]:
     return getattr(module, "__file__", None)
 
 
-def _uses(value: Any, names: Set[str], seen: Dict[int, Any]) -> bool:
+def _uses(value: Any, names: Set[str], seen: Dict[Hashable, Any]) -> bool:
     """Whether calling ``value`` may look up an interpreter. ``names`` are
     the names the code that reached ``value`` uses (to follow the attributes
-    of a module); ``seen`` holds what this walk visited, by id."""
+    of a module); ``seen`` holds what this walk visited, by id (a module: by
+    id and names)."""
     if isinstance(value, property):
         return any(_uses(f, names, seen) for f in (value.fget, value.fset, value.fdel))
     value = _unwrap(value)
     if _is_lookup(value):
         return True
     if isinstance(value, types.ModuleType):
-        if id(value) in seen or not _in_tests(getattr(value, "__file__", None)):
+        if not _in_tests(getattr(value, "__file__", None)):
             return False
-        seen[id(value)] = value
+        # What a module gives depends on the names asked for.
+        key = (id(value), frozenset(names))
+        if key in seen:
+            return False
+        seen[key] = value
         if _stem(value.__file__ or "") == INTERPRETERS_MODULE:
             return bool(names & LOOKUPS)
         # `import difftest` / `import tests.interpreters`: the attributes
@@ -172,7 +184,7 @@ def uses_interpreters(value: Any) -> bool:
     """Whether calling ``value`` (a test, a fixture, a helper) may look up
     another interpreter, as far as its code and the code of tests/ it names
     tell."""
-    seen: Dict[int, Any] = {}
+    seen: Dict[Hashable, Any] = {}
     found = _uses(value, set(), seen)
     if found:
         root = seen.get(id(_unwrap(value)))

@@ -62,6 +62,21 @@ def uses_a_class_that_looks_up() -> object:
     return _Runner().run()
 
 
+def _first_a_constant_of_a_module() -> object:
+    return interpreters.REQUIRE_ENV
+
+
+def _then_a_function_of_the_same_module() -> object:
+    return interpreters.find_interpreter("3.9")
+
+
+@sample
+def uses_one_module_for_two_things() -> object:
+    # Names are followed in sorted order: the module is met first for the
+    # constant, and must be followed again for the function.
+    return [_first_a_constant_of_a_module(), _then_a_function_of_the_same_module()]
+
+
 @sample
 def only_transpiles() -> object:
     return transpile("match x:\n    case 1:\n        pass\n")
@@ -87,6 +102,7 @@ def calls_only_code_without_lookups() -> object:
         "calls_a_helper_of_another_module",
         "calls_a_cached_helper",
         "uses_a_class_that_looks_up",
+        "uses_one_module_for_two_things",
     ],
 )
 def test_code_that_looks_up_an_interpreter_is_found(name: str) -> None:
