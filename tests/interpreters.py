@@ -14,10 +14,21 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Callable, Optional
 
 import pytest
 
 REQUIRE_ENV = "SPAM_TRANSPILE_REQUIRE_TARGETS"
+
+# Called with the version at every lookup. Under pytest, tests/conftest.py sets
+# it to fail a test that looks an interpreter up without the `targets` marker
+# (see tests/target_marking.py).
+lookup_check: Optional[Callable[[str], None]] = None
+
+
+def _note_lookup(version: str) -> None:
+    if lookup_check is not None:
+        lookup_check(version)
 
 
 def _env_name(version: str) -> str:
@@ -54,9 +65,14 @@ def _reports_version(exe: str, version: str) -> bool:
     return out == version
 
 
-@functools.lru_cache(maxsize=None)
 def find_interpreter(version: str) -> str | None:
     """Return the path of a CPython ``version`` ("3.9") interpreter, or None."""
+    _note_lookup(version)
+    return _find_interpreter(version)
+
+
+@functools.lru_cache(maxsize=None)
+def _find_interpreter(version: str) -> str | None:
     candidates: list[str] = []
     from_env = os.environ.get(_env_name(version))
     if from_env:
@@ -83,7 +99,8 @@ def targets_required() -> bool:
 
 def require_interpreter(version: str) -> str:
     """The interpreter for ``version``, or skip (fail under CI) with the reason."""
-    exe = find_interpreter(version)
+    _note_lookup(version)
+    exe = _find_interpreter(version)
     if exe is None:
         reason = (
             f"CPython {version} not found (looked at ${_env_name(version)}, "

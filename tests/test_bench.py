@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from interpreters import require_interpreter
 from tests.script_loader import load_script
 
@@ -41,6 +43,7 @@ def test_every_program_has_a_hand_written_version() -> None:
         assert not any(isinstance(n, ast.Match) for n in ast.walk(hand_tree)), name
 
 
+@pytest.mark.slow
 def test_quick_run_checksums_agree() -> None:
     env = dict(os.environ)
     for version in ("3.9", "3.10", "3.11"):

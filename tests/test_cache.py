@@ -48,6 +48,7 @@ def _cli(
     )
 
 
+@pytest.mark.slow
 def test_a_missing_black_is_not_remembered(tmp_path: Path) -> None:
     """``--in-place`` without black fails; once black is there the same run
     succeeds, and so does ``-o`` (keep-lines, which never needed black) in
@@ -72,6 +73,7 @@ def test_a_missing_black_is_not_remembered(tmp_path: Path) -> None:
     assert "    if isinstance(x, _spam.Sequence) and len(x) == 2:\n" in rewritten
 
 
+@pytest.mark.slow
 def test_only_errors_about_the_source_are_remembered(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     broken = tmp_path / "broken.py"

@@ -58,6 +58,7 @@ def _needs(source: Path) -> str:
     return "3.6"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.9", "3.8", "3.7", "3.6"])
 @pytest.mark.parametrize("source", SOURCES, ids=[p.stem for p in SOURCES])
 def test_runs_like_cpython_310(source: Path, target: str, tmp_path: Path) -> None:

@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner
 
-from spam_transpile import cli as cli_module
 from spam_transpile.files import jobs as jobs_module
 from spam_transpile.files import statcache as statcache_module
 from spam_transpile import transpile, transpile_with_warnings
@@ -39,23 +37,12 @@ from spam_transpile.files.report import (
 )
 from spam_transpile.files import write as write_module
 from spam_transpile.settings import SUPPORTED_TARGETS
+from tests.cli_invoke import MATCHING, PLAIN, invoke, make_tree
 from tests.interpreters import require_interpreter
 
 ROOT = Path(__file__).resolve().parent.parent
 TREES = ROOT / "fixtures" / "trees"
 CASES = ROOT / "fixtures" / "cases"
-
-MATCHING = """\
-def f(x):
-    match x:
-        case [a, b]:
-            return a + b
-        case {"k": v}:
-            return v
-        case _:
-            return None
-"""
-PLAIN = "import re\nmatch = re.match('a', 'a')\nprint(match.group(0))\n"
 
 
 @pytest.fixture(autouse=True)
@@ -68,33 +55,6 @@ def private_cache(
     return directory
 
 
-class Result:
-    def __init__(self, exit_code: int, stdout: str, stderr: str, stdout_bytes: bytes):
-        self.exit_code = exit_code
-        self.stdout = stdout
-        self.stderr = stderr
-        self.stdout_bytes = stdout_bytes
-
-
-def invoke(
-    args: Sequence[str], *, input: Optional[bytes] = None, cwd: Optional[Path] = None
-) -> Result:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        runner = CliRunner()
-    old = os.getcwd()
-    if cwd is not None:
-        os.chdir(cwd)
-    try:
-        result = runner.invoke(
-            cli_module.main, list(args), input=input, catch_exceptions=False
-        )
-    finally:
-        os.chdir(old)
-    return Result(result.exit_code, result.stdout, result.stderr, result.stdout_bytes)
-
-
 def run_module(args: Sequence[str], *, cwd: Path, input: Optional[bytes] = None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(
@@ -105,14 +65,6 @@ def run_module(args: Sequence[str], *, cwd: Path, input: Optional[bytes] = None)
         timeout=120,
         env=env,
     )
-
-
-def make_tree(root: Path, files: Dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def snapshot(root: Path) -> Dict[str, Tuple[bytes, int]]:
@@ -229,6 +181,7 @@ def test_golden_tree_skips_default_exclusions(tmp_path: Path) -> None:
 
 
 # The tree uses dataclasses, which 3.6 lacks.
+@pytest.mark.slow
 @pytest.mark.parametrize("target", [t for t in SUPPORTED_TARGETS if t != "3.6"])
 def test_mirrored_tree_runs_like_the_original_on_310(
     target: str, tmp_path: Path
@@ -417,6 +370,7 @@ def test_no_paths_is_a_usage_error() -> None:
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
 def test_every_target_is_accepted_and_runs_or_fails_per_file(
     tmp_path: Path, target: str
@@ -719,6 +673,7 @@ def test_errors_are_reported_per_file_and_the_rest_is_processed(tmp_path: Path) 
     assert_no_traceback(result.stdout, result.stderr)
 
 
+@pytest.mark.slow
 def test_errors_in_a_subprocess_with_workers(tmp_path: Path) -> None:
     root = _messy_tree(tmp_path / "src")
     proc = run_module([str(root), "--check", "-j", "2"], cwd=tmp_path)
@@ -949,6 +904,7 @@ def test_files_that_cannot_hold_match_are_not_parsed(
     assert [Path(c).name for c in calls] == ["c.py"]
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_tree_as_one_process(tmp_path: Path) -> None:
     files = {f"pkg{i % 3}/m{i}.py": MATCHING.replace("f(", f"f{i}(") for i in range(8)}
     files.update({f"pkg{i}/plain.py": PLAIN for i in range(3)})
@@ -1075,6 +1031,7 @@ def test_count_lowered_matches() -> None:
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_subprocess_mirror_check_and_exit_codes(tmp_path: Path) -> None:
     shutil.copytree(TREES / "basic" / "input", tmp_path / "input")
     mirrored = run_module(["input", "-o", "out"], cwd=tmp_path)
@@ -1088,6 +1045,7 @@ def test_subprocess_mirror_check_and_exit_codes(tmp_path: Path) -> None:
     assert run_module(["out", "--check"], cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow
 def test_subprocess_stdin_and_version(tmp_path: Path) -> None:
     proc = run_module(["-"], cwd=tmp_path, input=MATCHING.encode())
     assert proc.returncode == 0
@@ -1096,6 +1054,7 @@ def test_subprocess_stdin_and_version(tmp_path: Path) -> None:
     assert version.returncode == 0 and b"spam-transpile" in version.stdout
 
 
+@pytest.mark.slow
 def test_subprocess_in_place_keeps_executable_bit(tmp_path: Path) -> None:
     script = (
         make_tree(tmp_path, {"tool.py": "#!/usr/bin/env python3\n" + MATCHING})
@@ -1503,6 +1462,7 @@ def _same_line_endings(data: bytes, ending: bytes) -> bool:
     return data.count(ending) > 0 and b"\r" not in others and b"\n" not in others
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ["\r", "\r\n"], ids=["cr", "crlf"])
 def test_every_line_ending_cpython_takes_is_transpiled(
     ending: str, tmp_path: Path

@@ -9,6 +9,11 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Set, Tuple
 
+import pytest
+
+# black and mypy over the whole tree take half a minute.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

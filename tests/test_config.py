@@ -37,7 +37,7 @@ from spam_transpile.integrations.import_hook import (
     TranspilingLoader,
     install_import_hook,
 )
-from tests.test_cli import MATCHING, PLAIN, invoke, make_tree
+from tests.cli_invoke import MATCHING, PLAIN, invoke, make_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,6 +77,7 @@ def _python(
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", ["cli", "hook"])
 def test_cli_and_import_hook_read_each_others_error_records(
     tmp_path: Path, private_cache: Path, first: str
@@ -164,6 +165,7 @@ def test_target_from_the_table_else_from_requires_python(
     assert f"target {target} from " in invoked.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "text, where, message",
     [
@@ -247,6 +249,7 @@ def test_verbose_names_the_configuration_and_the_target(tmp_path: Path) -> None:
     assert f"target 3.7 from {path} [tool.spam-transpile] target" in result.stderr
 
 
+@pytest.mark.slow
 def test_run_takes_its_target_from_pyproject(
     tmp_path: Path, private_cache: Path
 ) -> None:
@@ -418,6 +421,7 @@ def explode():
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("form", ["script", "module"])
 def test_run_traceback_shows_the_programs_frames_only(
     tmp_path: Path, private_cache: Path, form: str

@@ -80,6 +80,7 @@ def suite_runs(
 
 if METHODS:
 
+    @pytest.mark.slow
     @pytest.mark.parametrize(
         ("version", "method"),
         [
@@ -111,6 +112,7 @@ if METHODS:
 
 else:
 
+    @pytest.mark.slow
     def test_patma() -> None:
         assert UNAVAILABLE is not None
         if UNAVAILABLE.interpreter_missing:

@@ -23,7 +23,7 @@ from spam_transpile.lowering.quiet_captures import quiet_captures
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern
 from spam_transpile.lowering.reads import Reads
 from spam_transpile.lowering.ir import Test as Check
-from test_readable import assert_runs_like_native
+from like_native import assert_runs_like_native
 
 
 def _quiet(source: str) -> FrozenSet[str]:
@@ -440,7 +440,7 @@ def test_a_function_that_never_reads_its_frame_returns_without_deleting() -> Non
 
 
 def test_fields_the_helper_reads_are_read_once_where_the_frame_is_quiet() -> None:
-    from test_readable import FIELDS_AT_RUN_TIME
+    from like_native import FIELDS_AT_RUN_TIME
 
     quiet = transpile(FIELDS_AT_RUN_TIME)
     assert "(_spam_fields1 := _spam.attrs(value, Pair, 2, ())) is not None" in quiet
@@ -507,6 +507,7 @@ _READ_PIECES = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     value=st.sampled_from(_READ_VALUES),

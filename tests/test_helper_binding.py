@@ -129,6 +129,7 @@ FIRST_STATEMENT_IN_A_BLOCK = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("shape", sorted(FIRST_STATEMENT_IN_A_BLOCK))
 def test_the_helper_is_bound_whatever_block_runs(
@@ -243,6 +244,7 @@ RUNS_EARLY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.9", "3.7"])
 @pytest.mark.parametrize("shape", sorted(RUNS_EARLY))
 def test_the_helper_is_bound_before_any_code_runs(
@@ -350,6 +352,7 @@ print(errors[:3], len(errors))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.9", "3.6"])
 def test_matching_while_other_threads_register_abcs(
     tmp_path: Path, target: str
@@ -391,6 +394,7 @@ print("bounded" if calls[0] < 100 * 1000 else "walks every class: %d" % calls[0]
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.9", "3.6"])
 def test_a_registration_does_not_walk_every_class(tmp_path: Path, target: str) -> None:
     out = assert_same_as_native(tmp_path, {"m.py": COST}, ["m.py"], target=target)
@@ -443,6 +447,7 @@ def make(v):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_a_function_pickled_by_value_runs_in_a_fresh_process(
     tmp_path: Path, layout: str
@@ -488,6 +493,7 @@ print(sorted(k for k in l if not k.startswith("_")))
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("target", ["3.9", "3.7"])
 def test_exec_with_separate_globals_and_locals(
@@ -538,6 +544,7 @@ HEADERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("header", sorted(HEADERS))
 def test_typical_module_headers_hold_the_helper(tmp_path: Path, header: str) -> None:
     source = HEADERS[header] + "\n\n" + POINT + "\n\n" + ROUTE

@@ -148,6 +148,7 @@ def test_backslash_lines_3_9_would_read_otherwise_are_made_blank() -> None:
     assert _lines(transpile(source))[3] == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "body",
     ["\t        y = 'a tab, then spaces'", "        \ty = 'spaces, then a tab'"],
@@ -160,7 +161,7 @@ def test_indentation_mixing_tabs_and_spaces_as_cpython_allows(
     indented with a tab and spaces under a case indented with eight spaces
     is valid Python that LibCST refuses. The lowering reads it with the
     indentation in spaces; the lines it did not rewrite keep their own."""
-    from test_readable import assert_runs_like_native  # (subprocesses import us)
+    from tests.like_native import assert_runs_like_native  # (subprocesses import us)
 
     source = (
         "def f(x):\n    y = None\n    match x:\n        case 1:\n"
@@ -327,6 +328,7 @@ print(json.dumps(results))
 """
 
 
+@pytest.mark.slow
 def test_nested_patterns_are_lowered_or_refused_quickly() -> None:
     import json
 
@@ -383,6 +385,7 @@ def test_expressions_outside_patterns_have_no_nesting_limit() -> None:
 # -- 4. flat code is not "too deeply nested" -------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "source",
     [
@@ -405,6 +408,7 @@ def test_flat_code_cpython_compiles_is_lowered(source: str) -> None:
     compile(output, "<out>", "exec")
 
 
+@pytest.mark.slow
 def test_recursion_limit_is_restored() -> None:
     before = sys.getrecursionlimit()
     transpile(
@@ -555,6 +559,7 @@ def test_supported_newer_syntax_passes_for_its_target() -> None:
 # -- pathological sizes and names --------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "line",
     [
@@ -599,6 +604,7 @@ def test_unicode_names_backslashes_and_comments_inside_patterns() -> None:
     assert len(_lines(output)) == len(_lines(source))
 
 
+@pytest.mark.slow
 def test_growth_is_at_most_linear_in_the_number_of_cases() -> None:
     # Ratios measured within this run, never absolute times: 4x the cases
     # may cost at most ~8x (linear, with generous slack for noise).
@@ -675,6 +681,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow
 def test_invalid_files_with_deep_patterns_are_refused_quickly() -> None:
     # CPython refuses these and the tokenizer gives up on them: LibCST must
     # still never see the deep pattern (it would backtrack for minutes).

@@ -542,6 +542,7 @@ def _check_run_script(python: Path | str, folder: Path, env: Dict[str, str]) -> 
     assert f"TranspileError: {_broken_message()}" in broken.stderr
 
 
+@pytest.mark.slow
 def test_run_script_and_module_on_this_interpreter(tmp_path: Path) -> None:
     folder = _write_run_tree(tmp_path / "tree")
     env = _clean_env(
@@ -661,6 +662,7 @@ def _dist_with_log(project: Path, proc: subprocess.CompletedProcess) -> Path:
 BACKENDS = ["hatch_dist", "setuptools_dist"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist_fixture", BACKENDS)
 def test_wheel_holds_lowered_modules(
     dist_fixture: str, request: pytest.FixtureRequest
@@ -681,6 +683,7 @@ def test_wheel_holds_lowered_modules(
     assert files[f"{PACKAGE}/{NATIVE_MODULE}"] == native
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist_fixture", BACKENDS)
 def test_wheel_metadata_is_the_users(
     dist_fixture: str, request: pytest.FixtureRequest
@@ -696,6 +699,7 @@ def test_wheel_metadata_is_the_users(
     assert not any("spam" in name.lower() for name in files)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist_fixture", BACKENDS)
 def test_sdist_keeps_the_original_sources(
     dist_fixture: str, request: pytest.FixtureRequest
@@ -707,6 +711,7 @@ def test_sdist_keeps_the_original_sources(
         assert files[f"src/{PACKAGE}/{module}"] == original, module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist_fixture", BACKENDS)
 def test_every_backend_says_which_settings_it_used_and_what_it_lowered(
     dist_fixture: str, request: pytest.FixtureRequest
@@ -743,6 +748,7 @@ BAD_SETTINGS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["hatchling", "setuptools"])
 def test_bad_settings_fail_the_build_at_the_keys_line(
     backend: str, work: Path, build_python: Path, wheelhouse: Path
@@ -765,6 +771,7 @@ def test_bad_settings_fail_the_build_at_the_keys_line(
     assert not dist.exists() or not any(dist.iterdir()), list(dist.iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["hatchling", "setuptools"])
 def test_broken_module_fails_the_build_and_leaves_dist_empty(
     backend: str, work: Path, build_python: Path, wheelhouse: Path
@@ -801,6 +808,7 @@ setup(
 """
 
 
+@pytest.mark.slow
 def test_setuptools_build_py_from_setup_py(tmp_path: Path) -> None:
     """The command class from a plain setup.py, options on the command line."""
     pytest.importorskip("setuptools")
@@ -845,6 +853,7 @@ packages = ["src/oldmac"]
 """
 
 
+@pytest.mark.slow
 def test_hatch_wheel_lowers_old_mac_line_endings(tmp_path: Path) -> None:
     """The hatchling hook, in this environment (no isolated build): a module
     whose lines end with a lone \\r is lowered into the wheel."""
@@ -883,6 +892,7 @@ def _run_sample_tests(python: Path, cwd: Path, env: Dict[str, str], *prefix: str
     return proc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist_fixture", BACKENDS)
 def test_installed_wheel_passes_the_sample_tests_on_39(
     dist_fixture: str, request: pytest.FixtureRequest, python39: str, work: Path
@@ -912,6 +922,7 @@ def python39_with_spam(python39: str, work: Path, wheelhouse: Path) -> Path:
     return python
 
 
+@pytest.mark.slow
 def test_sample_tests_pass_on_39_through_the_import_hook(
     python39_with_spam: Path, work: Path
 ) -> None:
@@ -935,6 +946,7 @@ def test_sample_tests_pass_on_39_through_the_import_hook(
     _run_sample_tests(python39_with_spam, project, env, *hook)
 
 
+@pytest.mark.slow
 def test_pythonpath_modules_are_lowered_on_39(
     python39_with_spam: Path, work: Path
 ) -> None:
@@ -952,6 +964,7 @@ def test_pythonpath_modules_are_lowered_on_39(
     assert proc.stderr.rstrip().endswith("OK")
 
 
+@pytest.mark.slow
 def test_skipped_module_names_the_option_that_lowers_it_on_39(
     python39_with_spam: Path, work: Path
 ) -> None:
@@ -980,6 +993,7 @@ def test_skipped_module_names_the_option_that_lowers_it_on_39(
     assert lowered.returncode == 0
 
 
+@pytest.mark.slow
 def test_run_script_on_39(python39_with_spam: Path, work: Path) -> None:
     folder = _write_run_tree(work / "run-script-39")
     env = _clean_env(SPAM_TRANSPILE_CACHE_DIR=str(work / "run-cache-script"))

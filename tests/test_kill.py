@@ -224,6 +224,7 @@ def trees(tmp_path_factory: pytest.TempPathFactory) -> Trees:
     return build_trees(tmp_path_factory.mktemp("trees"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(KILL_POINTS))
 def test_a_killed_run_leaves_whole_files_and_the_next_run_cleans_up(
     trees: Trees, index: int, tmp_path: Path
@@ -231,6 +232,7 @@ def test_a_killed_run_leaves_whole_files_and_the_next_run_cleans_up(
     kill_point(trees, index, tmp_path)
 
 
+@pytest.mark.slow
 def test_leftovers_among_the_inputs_are_removed_and_never_copied(
     trees: Trees, tmp_path: Path
 ) -> None:
@@ -248,6 +250,7 @@ def test_leftovers_among_the_inputs_are_removed_and_never_copied(
     assert set(snapshot(tmp_path / "out")) == set(trees.output)
 
 
+@pytest.mark.slow
 def test_a_running_run_keeps_its_temporary_files(trees: Trees, tmp_path: Path) -> None:
     make_tree(tmp_path, trees.sources)
     signal, resume = tmp_path / "stopped", tmp_path / "go on"
@@ -266,6 +269,7 @@ def test_a_running_run_keeps_its_temporary_files(trees: Trees, tmp_path: Path) -
     assert snapshot(tmp_path / "pkg") == trees.in_place
 
 
+@pytest.mark.slow
 def test_only_our_temporary_files_are_removed(trees: Trees, tmp_path: Path) -> None:
     make_tree(tmp_path, trees.sources)
     # Names like ours but not ours: the user's, copied like any other file.
@@ -283,6 +287,7 @@ def test_only_our_temporary_files_are_removed(trees: Trees, tmp_path: Path) -> N
         assert (tmp_path / "out" / name[len("pkg/") :]).read_bytes() == data
 
 
+@pytest.mark.slow
 def test_each_output_is_written_as_soon_as_it_is_ready(tmp_path: Path) -> None:
     # The biggest file starts first and is held in its worker (a stopping
     # point); the small ones must be written meanwhile, so a kill now keeps
@@ -344,6 +349,7 @@ def _running(pid: int) -> bool:
     return state != "Z"  # a zombie has ended, it only waits to be reaped
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_workers_end_when_the_run_is_killed(tmp_path: Path) -> None:
     # Only the run itself is killed, as `kill -9 PID` does; its workers,

@@ -24,6 +24,8 @@ import pytest
 from spam_transpile import transpile
 from tests.interpreters import require_interpreter
 
+pytestmark = pytest.mark.slow
+
 CASES = Path(__file__).resolve().parent.parent / "fixtures" / "cases"
 VARIANTS = 70
 _LINE_END = re.compile(r"\r\n|\r|\n")

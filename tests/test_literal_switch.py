@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from spam_transpile import transpile
-from test_readable import assert_runs_like_native
+from like_native import assert_runs_like_native
 
 
 def _switch(count: int, indent: str = "    ", subject: str = "op") -> str:

@@ -133,12 +133,14 @@ def forced(name: str) -> shapes.ModuleSpec:
     return shapes.ShapeGen(chooser, instrumented=False).program(only=name)
 
 
+@pytest.mark.slow
 @needs_match_syntax
 @pytest.mark.parametrize("shape,target,layout", _params(shapes.FORCED_SHAPES))
 def test_shape(shape: str, target: str, layout: str) -> None:
     assert_same(forced(shape), target, layout)
 
 
+@pytest.mark.slow
 @needs_match_syntax
 @pytest.mark.parametrize("model,target,layout", _params(shapes.MODELS))
 def test_process_model(model: str, target: str, layout: str) -> None:
@@ -148,6 +150,7 @@ def test_process_model(model: str, target: str, layout: str) -> None:
 MIXED = "mixed"
 
 
+@pytest.mark.slow
 @needs_match_syntax
 @pytest.mark.parametrize("name,target,layout", _params((MIXED,)))
 def test_seeded_mixed_batch(name: str, target: str, layout: str) -> None:
@@ -166,6 +169,7 @@ def test_seeded_mixed_batch(name: str, target: str, layout: str) -> None:
     assert not failures, "\n\n".join(failures)
 
 
+@pytest.mark.slow
 @needs_match_syntax
 def test_generator_makes_valid_programs() -> None:
     """Every program compiles, reads only names it defines, and a forced

@@ -21,6 +21,10 @@ def _load_script() -> ModuleType:
     return load_script(SCRIPT, "mutation_fuzz")
 
 
+# The script looks the target interpreters up itself, where reading this
+# test's code (tests/target_marking.py) cannot see it.
+@pytest.mark.targets
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [11, 12])
 def test_mutants_are_lowered_or_refused_with_a_position(seed: int) -> None:
     fuzz = _load_script()

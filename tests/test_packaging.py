@@ -32,6 +32,7 @@ def _metadata(tmp_path: Path) -> str:
         return archive.read(name).decode("utf-8")
 
 
+@pytest.mark.slow
 def test_black_comes_with_every_install(tmp_path: Path) -> None:
     lines = _metadata(tmp_path).splitlines()
     requires = [line for line in lines if line.startswith("Requires-Dist: black")]

@@ -7,7 +7,7 @@ import ast
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator, List, Tuple
+from typing import Any, Iterator, List, Tuple
 
 import libcst as cst
 import pytest
@@ -94,6 +94,7 @@ def _nodes_below(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         yield from _nodes_below(child)
 
 
+@pytest.mark.slow
 @needs_310
 @pytest.mark.parametrize(("name", "source"), list(_sources()))
 def test_per_match_positions_agree_with_the_whole_module(
@@ -186,9 +187,18 @@ HEADERS = (
 )
 
 
+def _slow_if_long(sources: Iterator[Tuple[str, str]]) -> Iterator[Any]:
+    """test_patma.py takes seconds where each other source takes milliseconds."""
+    for name, source in sources:
+        marks = [pytest.mark.slow] if name == "test_patma.py" else []
+        yield pytest.param(name, source, marks=marks)
+
+
 @needs_310
 @pytest.mark.parametrize(
-    ("name", "source"), [("headers", HEADERS), *_sources()], ids=lambda v: str(v)[:20]
+    ("name", "source"),
+    [("headers", HEADERS), *_slow_if_long(_sources())],
+    ids=lambda v: str(v)[:20],
 )
 def test_case_headers_line_breaks_from_positions(name: str, source: str) -> None:
     """The standard tree's positions give each case header's line breaks as
@@ -251,6 +261,7 @@ def _run(python: str, path: Path) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 @needs_310
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
 def test_black_style_headers_keep_every_line(target: str) -> None:
@@ -274,6 +285,7 @@ def test_black_style_headers_keep_every_line(target: str) -> None:
             assert line.startswith(("if ", "elif ")), (node.pattern.lineno, line)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8", "3.9"])
 def test_black_style_headers_raise_on_the_lines_of_native_310(
     target: str, tmp_path: Path

@@ -25,36 +25,11 @@ from typing import Dict, List
 
 import pytest
 
+from tests.git_repos import WITH_MATCH, behaviour, commit_snapshot, git
+
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = pytest.mark.slow
-
-WITH_MATCH = """\
-def describe(value):
-    match value:
-        case [x, y]:
-            return f"pair {x} {y}"
-        case {"name": name}:
-            return f"named {name}"
-        case _:
-            return "other"
-"""
 WITHOUT_MATCH = "import re\nmatch = re.match('a', 'abc')\n"
-
-
-def _git(*args: str, cwd: Path) -> str:
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="spam tests",
-        GIT_AUTHOR_EMAIL="tests@example.invalid",
-        GIT_COMMITTER_NAME="spam tests",
-        GIT_COMMITTER_EMAIL="tests@example.invalid",
-    )
-    proc = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, env=env
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -96,49 +71,14 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return snapshot
 
 
-def commit_snapshot(snapshot: Path) -> str:
-    """Copy the working tree's tracked files into ``snapshot``, commit them
-    in a new git repository there, and return the commit."""
-    for name in _checkout_files():
-        source = ROOT / name
-        if source.is_file() and not source.is_symlink():
-            target = snapshot / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    _git("init", "-q", cwd=snapshot)
-    _git("add", "-A", cwd=snapshot)
-    _git("commit", "-q", "-m", "snapshot of the working tree", cwd=snapshot)
-    return _git("rev-parse", "HEAD", cwd=snapshot).strip()
-
-
-def _checkout_files() -> List[str]:
-    try:
-        listing = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=ROOT,
-            capture_output=True,
-            timeout=60,
-            check=True,
-        ).stdout
-        return [name for name in listing.decode().split("\0") if name]
-    except (OSError, subprocess.SubprocessError):
-        # Not a git checkout (an unpacked sdist): take everything but caches.
-        skip = {".git", "__pycache__", ".pytest_cache", ".ci-venv", ".benchmarks"}
-        return [
-            path.relative_to(ROOT).as_posix()
-            for path in ROOT.rglob("*")
-            if path.is_file() and not skip.intersection(path.relative_to(ROOT).parts)
-        ]
-
-
 @pytest.fixture
 def user_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "user-repo"
     repo.mkdir()
     (repo / "shapes.py").write_text(WITH_MATCH, encoding="utf-8")
     (repo / "plain.py").write_text(WITHOUT_MATCH, encoding="utf-8")
-    _git("init", "-q", cwd=repo)
-    _git("add", "-A", cwd=repo)
+    git("init", "-q", cwd=repo)
+    git("add", "-A", cwd=repo)
     return repo
 
 
@@ -170,13 +110,6 @@ def _try_repo(
     )
 
 
-def _behaviour(source: str) -> List[str]:
-    namespace: Dict[str, object] = {}
-    exec(compile(source, "<hooked>", "exec"), namespace)
-    describe = namespace["describe"]
-    return [describe(v) for v in ([1, 2], {"name": "n"}, 3, "ab")]  # type: ignore[operator]
-
-
 def test_hooks_file_declares_a_rewriting_and_a_checking_hook() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text("utf-8")
     assert "- id: spam-transpile\n" in text
@@ -192,6 +125,7 @@ def test_hooks_file_declares_a_rewriting_and_a_checking_hook() -> None:
     assert "additional_dependencies" not in text
 
 
+@pytest.mark.slow
 def test_check_hook_fails_then_rewrite_hook_fixes_then_check_passes(
     pre_commit: List[str], hook_repo: Path, user_repo: Path, tmp_path: Path
 ) -> None:
@@ -209,7 +143,7 @@ def test_check_hook_fails_then_rewrite_hook_fixes_then_check_passes(
     assert "files were modified by this hook" in rewrite.stdout
     rewritten = (user_repo / "shapes.py").read_text("utf-8")
     assert "match value:" not in rewritten
-    assert _behaviour(rewritten) == _behaviour(WITH_MATCH)
+    assert behaviour(rewritten) == behaviour(WITH_MATCH)
     assert (user_repo / "plain.py").read_text("utf-8") == WITHOUT_MATCH
 
     again = _try_repo(pre_commit, hook_repo, "spam-transpile-check", user_repo, home)

@@ -45,6 +45,9 @@ from difftest import (  # noqa: I001
 import difftest
 from interpreters import require_interpreter
 
+# Property tests (generated programs run on every target): out of the fast loop.
+pytestmark = pytest.mark.slow
+
 # The generated programs' prelude uses dataclasses, which 3.6 lacks; 3.6 is
 # covered by test_semantics' programs that do not need them.
 PROPERTY_TARGETS = tuple(v for v in TARGET_VERSIONS if v != "3.6")

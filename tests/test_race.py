@@ -26,6 +26,9 @@ from tests.runs import (
     wait_for,
 )
 
+# Every test here runs real processes for a second or more.
+pytestmark = pytest.mark.slow
+
 FILES = {
     "pkg/a.py": source(1).encode(),
     "pkg/b.py": source(2, functions=2).encode(),

@@ -86,6 +86,7 @@ def test_warnings_carry_positions_and_do_not_change_output() -> None:
     assert output.count("\n") == source.count("\n")
 
 
+@pytest.mark.slow
 def test_warnings_are_never_wrong_on_random_programs() -> None:
     """Every case warned about stays silent when CPython 3.10 runs the program
     on subjects built to match each case (the fuzzer's generator)."""
@@ -151,6 +152,7 @@ class _EveryEarlierCase:
         return self.cases
 
 
+@pytest.mark.slow
 def test_cases_compared_by_head_find_what_every_pair_finds(monkeypatch) -> None:
     import random
 

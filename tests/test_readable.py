@@ -15,11 +15,12 @@ import subprocess
 import sys
 import tokenize
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
 from interpreters import require_interpreter
+from like_native import FIELDS_AT_RUN_TIME, assert_runs_like_native
+from like_native import run as _run
 from spam_transpile import transpile
 from spam_transpile.lowering.readable_file import format_readable
 
@@ -39,32 +40,7 @@ def _readable(path: Path, target: str = "3.9") -> str:
     return transpile(path.read_text("utf-8"), target=target, layout="readable")
 
 
-def _run(python: str, path: Path, cwd: Path) -> subprocess.CompletedProcess:
-    code = (
-        "import runpy, sys; sys.path.insert(0, %r); "
-        "m = runpy.run_path(%r, run_name='__main__'); "
-        "r = m.get('run'); print(r(m.get('WORKLOAD', 10) // 50 or 1) if r else '')"
-    ) % (str(cwd), str(path))
-    return subprocess.run(
-        [python, "-c", code], capture_output=True, timeout=120, cwd=cwd
-    )
-
-
-def assert_runs_like_native(
-    source: str, out: str, tmp_path: Path, versions: Sequence[str] = ("3.9",)
-) -> bytes:
-    """Run ``source`` on native 3.10 and ``out`` on each of ``versions``: the
-    same exit status (0) and output; the output."""
-    (tmp_path / "native.py").write_text(source, "utf-8")
-    (tmp_path / "lowered.py").write_text(out, "utf-8")
-    native = _run(require_interpreter("3.10"), tmp_path / "native.py", tmp_path)
-    for version in versions:
-        ran = _run(require_interpreter(version), tmp_path / "lowered.py", tmp_path)
-        assert ran.returncode == native.returncode == 0, ran.stderr.decode()
-        assert ran.stdout == native.stdout
-    return native.stdout
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_readable_output_behaves_like_native_match(path: Path, tmp_path: Path) -> None:
     native = _run(require_interpreter("3.10"), path, path.parent)
@@ -77,6 +53,7 @@ def test_readable_output_behaves_like_native_match(path: Path, tmp_path: Path) -
     ), lowered.stderr.decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_readable_output_is_laid_out_for_people(path: Path) -> None:
     source = path.read_text("utf-8")
@@ -255,45 +232,6 @@ def test_a_dispatch_key_keeps_the_mapping_check_for_a_type_checker() -> None:
     ) in out
 
 
-FIELDS_AT_RUN_TIME = """\
-class Pair:
-    # not a literal: only the running program knows the fields
-    __match_args__ = tuple(["left", "right"])
-
-    def __init__(self, left, right):
-        self.left, self.right = left, right
-
-    def __repr__(self):
-        return f"Pair({self.left!r}, {self.right!r})"
-
-
-def total(value):
-    match value:
-        case Pair(Pair(a, b), Pair(c, d)):
-            return ("four", a, b, c, d)
-        case Pair(Pair(a, b), c) if a:
-            return ("three", a, b, c)
-        case Pair(a, b):
-            return ("two", a, b)
-        case _:
-            return "other"
-
-
-for value in [
-    Pair(Pair(1, 2), Pair(3, 4)),
-    Pair(Pair(0, 2), 3),
-    Pair(Pair(1, 2), 3),
-    Pair(1, 2),
-    (1, 2),
-]:
-    print(total(value))
-match Pair(1, 2):
-    case Pair(a, b):
-        print(a, b)
-print(sorted(n for n in globals() if n.endswith("_fields")))
-"""
-
-
 def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
     out = transpile(FIELDS_AT_RUN_TIME, layout="readable")
     assert (
@@ -308,6 +246,7 @@ def test_fields_the_helper_reads_are_read_once_per_case(tmp_path: Path) -> None:
     assert_runs_like_native(FIELDS_AT_RUN_TIME, out, tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", ["3.6", "3.7", "3.8"])
 def test_older_targets_get_the_readable_layout_too(target: str, tmp_path: Path) -> None:
     path = ROOT / "fixtures" / "cases" / "nested_and_loops.py"
@@ -395,6 +334,7 @@ def _tool(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_mypy_clean_source_stays_mypy_clean(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     package = tmp_path / "pkg"
@@ -509,6 +449,7 @@ def test_captures_a_guard_reads_are_locals_before_38(
     assert assert_runs_like_native(source, out, tmp_path, (target,)) == b"1 0 0\n\n"
 
 
+@pytest.mark.slow
 def test_readable_output_of_the_benchmarks_adds_no_mypy_error(tmp_path: Path) -> None:
     pytest.importorskip("mypy")
     errors = {}
@@ -531,6 +472,7 @@ def test_readable_output_of_the_benchmarks_adds_no_mypy_error(tmp_path: Path) ->
     assert errors["after"] == errors["before"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [EXAMPLE, COMMANDS, *BENCH], ids=lambda p: p.stem)
 def test_readable_output_is_flake8_clean(path: Path, tmp_path: Path) -> None:
     if shutil.which("flake8") is None and not _has("flake8"):

@@ -28,7 +28,7 @@ from typing import Dict, List
 import pytest
 
 from tests.interpreters import require_interpreter
-from tests.test_precommit import WITH_MATCH, _behaviour, _git, commit_snapshot
+from tests.git_repos import WITH_MATCH, behaviour, commit_snapshot, git
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text("utf-8")
@@ -119,8 +119,8 @@ def test_readme_pre_commit_config(repository: Dict[str, str], tmp_path: Path) ->
     (user / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     (user / "pyproject.toml").write_text('[tool.spam-transpile]\ntarget = "3.7"\n')
     (user / "shapes.py").write_text(WITH_MATCH, encoding="utf-8")
-    _git("init", "-q", cwd=user)
-    _git("add", "-A", cwd=user)
+    git("init", "-q", cwd=user)
+    git("add", "-A", cwd=user)
     home = tmp_path / "pre-commit-home"
     env = _env(PRE_COMMIT_HOME=str(home), SPAM_TRANSPILE_CACHE_DIR=str(tmp_path / "c"))
     env.pop("PRE_COMMIT", None)
@@ -137,7 +137,7 @@ def test_readme_pre_commit_config(repository: Dict[str, str], tmp_path: Path) ->
     rewritten = (user / "shapes.py").read_text("utf-8")
     tree = ast.parse(rewritten)
     assert not any(isinstance(n, (ast.Match, ast.NamedExpr)) for n in ast.walk(tree))
-    assert _behaviour(rewritten) == _behaviour(WITH_MATCH)
+    assert behaviour(rewritten) == behaviour(WITH_MATCH)
     # The hook declared black for the readable layout: it is in the hook env.
     assert list(home.glob("repo*/py_env-*/bin/black")), "black is in the hook env"
 

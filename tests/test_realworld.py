@@ -18,8 +18,6 @@ import pytest
 from tests.interpreters import REQUIRE_ENV, require_interpreter, targets_required
 from tests.script_loader import load_script
 
-pytestmark = pytest.mark.slow
-
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "realworld.py"
 
 
@@ -27,6 +25,7 @@ def _load_script() -> ModuleType:
     return load_script(SCRIPT, "realworld")
 
 
+@pytest.mark.slow
 def test_pycparser_tests_pass_lowered_as_natively(tmp_path: Path) -> None:
     realworld = _load_script()
     (project,) = [p for p in realworld.load_projects() if p.name == "pycparser"]

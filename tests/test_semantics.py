@@ -28,6 +28,9 @@ from difftest import (
 )
 from interpreters import find_interpreter, require_interpreter
 
+# Differential batches (every program on every target): out of the fast loop.
+pytestmark = pytest.mark.slow
+
 PROGRAMS: list[Program] = []
 
 

@@ -18,6 +18,8 @@ import pytest
 from tests.interpreters import require_interpreter
 from tests.script_loader import load_script
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "stdlib_check.py"
 
 

@@ -52,6 +52,7 @@ def _test_patma_path() -> str:
     ).stdout.strip()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     sys.version_info < (3, 10), reason="needs compile() that knows match"
 )

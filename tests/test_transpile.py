@@ -295,8 +295,9 @@ print(deep([[1, 2], [3, [4, 5]], 6, 7]), deep([[0, 2], [3, [4, 0]]]))
 """
 
 
+@pytest.mark.slow
 def test_cell_stores_run_like_native_below_38(tmp_path) -> None:
-    from test_readable import assert_runs_like_native
+    from tests.like_native import assert_runs_like_native
 
     for target in ("3.6", "3.7"):
         out = transpile(_CELL_STORES, target=target)

@@ -67,6 +67,7 @@ def _match(kind: str, n: int) -> str:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["class", "sequence", "mapping", "literals"])
 @pytest.mark.parametrize("target", ["3.9", "3.7"])
 def test_nodes_built_grow_linearly_with_the_cases(
@@ -156,6 +157,7 @@ def _sources_with_matches() -> Iterator[Tuple[str, str]]:
         yield patma.name, patma.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["keep-lines", "readable"])
 def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
     monkeypatch: pytest.MonkeyPatch, layout: str
@@ -175,6 +177,7 @@ def test_the_walk_through_blocks_lowers_as_libcsts_own_walk(
     assert through_blocks == lowered()
 
 
+@pytest.mark.slow
 def test_plain_code_generation_writes_what_libcst_writes() -> None:
     from libcst._nodes.base import CSTCodegenError
 

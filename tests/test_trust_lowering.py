@@ -1273,6 +1273,7 @@ def _cases() -> List[Any]:
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("program", "target", "layout"), _cases())
 def test_transpiled_behaves_like_cpython(
     program: Program, target: str, layout: str
@@ -1284,6 +1285,7 @@ def test_transpiled_behaves_like_cpython(
     assert problem is None, problem
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", ALL, ids=lambda p: p.name)
 def test_program_is_a_sound_oracle(program: Program) -> None:
     assert re.search(r"^\s*match .*:$", program.source, re.M), "no match statement"

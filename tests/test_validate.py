@@ -354,6 +354,7 @@ def test_rejected(source: str, message: str, line: int, column: int) -> None:
     assert ours(source) == (message, line, column)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ORACLES)
 def test_rejected_table_is_what_cpython_says(version: str) -> None:
     oracle_or_skip(version)
@@ -409,6 +410,7 @@ LEGACY = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source, version, message, line, column", LEGACY)
 def test_legacy_positions(
     source: str, version: Tuple[int, int], message: str, line: int, column: int
@@ -481,6 +483,7 @@ def patma_syntax_errors() -> Dict[str, str]:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_patma_syntax_errors_count() -> None:
     snippets = patma_syntax_errors()
     assert len(snippets) == 40
@@ -488,6 +491,7 @@ def test_patma_syntax_errors_count() -> None:
     assert refused == REFUSED_BY_LIBCST
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ORACLES)
 def test_patma_syntax_errors_match_cpython(version: str) -> None:
     """Message, line and column of all 30 that LibCST parses, per release."""
@@ -580,6 +584,7 @@ def test_accepted(source: str) -> None:
     assert ours(source) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ORACLES)
 def test_accepted_table_is_what_cpython_says(version: str) -> None:
     oracle_or_skip(version)
@@ -786,6 +791,7 @@ def random_statements(seed: int, count: int) -> List[str]:
     return [maker.statement("", 2) for _ in range(count)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ORACLES)
 def test_random_patterns_match_cpython(version: str) -> None:
     oracle_or_skip(version)
