@@ -940,7 +940,9 @@ class ShapeGen:
     # -- pieces ----------------------------------------------------------------
 
     def _spec(self, scope: str | None = None) -> MatchSpec:
-        spec = self.gen.match_spec()
+        # Bodies that return would not fit the class and module bodies, nor
+        # one-line cases, that shapes put statements in.
+        spec = dataclasses.replace(self.gen.match_spec(), leaves=False)
         if scope is not None and spec.scope != scope:
             spec = dataclasses.replace(spec, scope=scope)
         elif spec.scope == "module":
