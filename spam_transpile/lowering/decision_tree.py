@@ -41,7 +41,6 @@ import libcst as cst
 
 from spam_transpile.lowering.bodies import always_leaves, one_short_line
 from spam_transpile.lowering.guards import may_run_code
-
 from spam_transpile.lowering.ir import (
     TRUE,
     All,
@@ -204,8 +203,7 @@ def _closes(leaf: Leaf, cases: _Cases) -> bool:
 
 def _always(leaf: Leaf, guarded: AbstractSet[int]) -> bool:
     """Matches once its first test held."""
-    rest = _after_first(leaf.pattern).cond
-    return leaf.index not in guarded and isinstance(rest, All) and not rest.parts
+    return leaf.index not in guarded and is_true(_after_first(leaf.pattern).cond)
 
 
 _IN_CHAIN = "in chain"

@@ -346,7 +346,7 @@ class ReadableMatch:
         )
 
     def _attribute_name(self, call: str) -> str:
-        tree = ast.parse(call.replace("\n", " "), mode="eval").body
+        tree = ast.parse(call, mode="eval").body
         name = getattr(tree, "args", [None, None])[1]
         word = getattr(name, "value", None)
         word = word if isinstance(word, str) and word.isidentifier() else "value"
