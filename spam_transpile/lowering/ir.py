@@ -46,6 +46,9 @@ class Test:
     #: CPython 3.10 runs it; None where the header is one line. Not part
     #: of what the test is: passes compare tests without it.
     line: Optional[int] = field(default=None, compare=False)
+    #: compares a local variable with a constant (a shared fact), as cheap
+    #: as reading a flag
+    cheap: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

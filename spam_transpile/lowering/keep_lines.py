@@ -90,7 +90,6 @@ class MatchEmitter(PlanPasses):
 
     def statements(self) -> List[cst.BaseStatement]:
         cases = list(self.node.cases)
-        tests = []
         # a copy: the facts' temporaries join this list, not the elements'
         self._all_temps = list(self.element_temps) or (
             [self.subject_temp] if self.subject_temp else []
@@ -121,8 +120,9 @@ class MatchEmitter(PlanPasses):
             pattern = bind_early(pattern, quiet)
             pattern = self._reads_once(pattern, fields)
             pattern = self._store_in_guard(index, pattern, quiet)
-            pattern = self._bind_in_body(index, pattern)
-            tests.append(self._pattern_test(pattern, index))
+            lowered[index] = self._bind_in_body(index, pattern)
+        lowered = self._share_opening_tests(lowered, runs)
+        tests = [self._pattern_test(p, index) for index, p in enumerate(lowered)]
         self._all_temps += self.facts.temps
         # A class body keeps them out of its namespace, which sees every store.
         self._held = ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 import libcst as cst
+import libcst.matchers as m
 
 from spam_transpile.checks.reachability import is_irrefutable
 from spam_transpile.lowering import emit
@@ -18,6 +19,8 @@ from spam_transpile.lowering.read_once import read_calls_once, read_paths_once
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION
+from spam_transpile.lowering.scopes import capture_names_of
+from spam_transpile.lowering.shared_tests import share_opening_tests
 from spam_transpile.lowering.subject_facts import SubjectFacts
 from spam_transpile.syntax.codegen import RawExpression
 
@@ -142,6 +145,54 @@ class PlanPasses:
         return read_paths_once(
             pattern, heads, lambda _: self.names.temp("value"), named
         )
+
+    def _share_opening_tests(
+        self, lowered: List[LoweredPattern], runs: Sequence[Tuple[int, int]]
+    ) -> List[LoweredPattern]:
+        """Opening tests consecutive cases share, tested once (see
+        :mod:`.shared_tests`): in a function that never reads its own frame
+        (the flag stays there unseen), with ``:=``."""
+        if (
+            self.scope.kind != FUNCTION
+            or not self.owner.target.has_walrus
+            or not self._frame_quiet()
+        ):
+            return lowered
+        ends = {end for _, end in runs}
+        cases = self.node.cases
+        can_follow = [
+            index + 1 not in ends and self._keeps_what_it_read(case)
+            for index, case in enumerate(cases)
+        ]
+        return share_opening_tests(
+            lowered, can_follow, lambda: self.names.temp("shared")
+        )
+
+    def _keeps_what_it_read(self, case: cst.MatchCase) -> bool:
+        """Whether, once ``case`` failed, the names its pattern read still
+        hold what they held: only a guard can fail after its captures are
+        stored, so a guard with ``:=``, or captures of names the pattern
+        (or the subject) reads, end a group."""
+        if case.guard is None:
+            return True
+        if m.findall(case.guard, m.NamedExpr()):
+            return False
+        captured = set(capture_names_of(case.pattern))
+        if self.subject in captured:
+            return False
+        # (an attribute's own name counts too: a few groups fewer at most)
+        read_from = [
+            part.value if isinstance(part, cst.MatchValue) else part.cls
+            for part in m.findall(case.pattern, m.MatchValue() | m.MatchClass())
+            if isinstance(part, (cst.MatchValue, cst.MatchClass))
+        ]
+        read = {
+            name.value
+            for node in read_from
+            for name in m.findall(node, m.Name())
+            if isinstance(name, cst.Name)
+        }
+        return not captured & read
 
     def _frame_quiet(self) -> bool:
         """Nothing in the function reads its variables by name (keep-lines)."""

@@ -49,9 +49,16 @@ class Lowering:
     """Lowers patterns of one module."""
 
     def __init__(
-        self, names: Names, code: Callable[[cst.CSTNode], str], facts: ModuleFacts
+        self,
+        names: Names,
+        code: Callable[[cst.CSTNode], str],
+        facts: ModuleFacts,
+        inline_class_checks: bool = False,
     ) -> None:
         self.names = names
+        #: keep-lines: a class pattern's class is checked with a builtin
+        #: call where it is a plain class, the helper's only where it is not
+        self.inline_class_checks = inline_class_checks
         self.code = code
         self.facts = facts
         #: the helper's parts the module uses

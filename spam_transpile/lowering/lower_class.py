@@ -143,6 +143,12 @@ def _lower_dynamic_class(
     v: Subject,
 ) -> Lowered:
     checked = f"{low.helper('cls')}({cls})"
+    if low.inline_class_checks:
+        # Reading a dotted name again is cheaper than calling the helper;
+        # a class with a metaclass of its own (an Enum, an ABC) takes the
+        # helper, which raises CPython's TypeError for a non-class.
+        type_ = low.b("type")
+        checked = f"{cls} if {type_}({cls}) is {type_} else {checked}"
     if name is not None and (
         low.facts.known_class(name) is not None
         or (_is_builtin_type(name) and low.names.builtin(name) == name)

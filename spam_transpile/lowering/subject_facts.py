@@ -239,7 +239,12 @@ class SubjectFacts:
 
     def _kind_expr(self, path: str, number: int) -> str:
         b = self._names.builtin
-        exact = b("list") if number == SEQUENCE else b("dict")
+        if number == SEQUENCE:
+            # tuples first: records, instructions and tokens are matched
+            # far more often than lists
+            exact = f"{b('tuple')} or {b('type')}({path}) is {b('list')}"
+        else:
+            exact = b("dict")
         return (
             f"({b('type')}({path}) is {exact} or "
             f"{self._helper}.kind({path}) == {number})"
@@ -291,11 +296,13 @@ class SubjectFacts:
         temp = self.kinds.get(test.path) if test.kind == "kind" else None
         if temp:
             number = SEQUENCE if test.fact == "sequence" else MAPPING
-            return dataclasses.replace(test, expr=f"{temp} == {number}", readable="")
+            return dataclasses.replace(
+                test, expr=f"{temp} == {number}", readable="", cheap=True
+            )
         if is_length_test(test, self.subject) and self.length and in_sequence:
             assert isinstance(test.fact, tuple)
             op, n = test.fact
-            return dataclasses.replace(test, expr=f"{self.length} {op} {n}")
+            return dataclasses.replace(test, expr=f"{self.length} {op} {n}", cheap=True)
         return test
 
 

@@ -77,7 +77,12 @@ class MatchLowering(cst.CSTTransformer):
         self.names = names
         self.filename = filename
         self.source = source
-        self.lowering = Lowering(names, self.code, facts or ModuleFacts())
+        self.lowering = Lowering(
+            names,
+            self.code,
+            facts or ModuleFacts(),
+            inline_class_checks=layout == "keep-lines",
+        )
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
         self._match_depth = 0
