@@ -188,7 +188,8 @@ def test_a_short_default_is_written_twice_to_nest_a_dispatch() -> None:
     assert step.startswith(
         "def step(instr: object, stack: list) -> list:\n"
         "    if isinstance(instr, _spam.Sequence):\n"
-        '        if len(instr) == 2 and instr[0] == "PUSH":\n'
+        "        size = len(instr)\n"
+        '        if size == 2 and instr[0] == "PUSH":\n'
     )
     assert step.count("other = instr\n") == 2
     assert step.endswith(
@@ -221,3 +222,20 @@ def test_the_copy_of_the_default_is_made_once() -> None:
         isinstance(node, Leaf)
         for node in _tree(_case(SEQ, a), _case(SEQ, b), _case(), small={2}, guarded={2})
     )
+
+
+def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/lengths_in_branch.py")
+    dispatch = _function(out, "dispatch")
+    assert dispatch.startswith(
+        "def dispatch(instr: object) -> object:\n"
+        "    if isinstance(instr, _spam.Sequence):\n"
+        "        size = len(instr)\n"
+        '        if size == 2 and instr[0] == "push":\n'
+    )
+    assert "len(instr)" not in dispatch.replace("size = len(instr)", "", 1)
+    # the first case under the branch takes no length (``[*rest]``): none
+    # is taken before CPython takes one
+    star_first = _function(out, "star_first")
+    assert "isinstance(instr, _spam.Sequence):" in star_first
+    assert "= len(instr)" not in star_first

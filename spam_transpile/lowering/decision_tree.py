@@ -75,6 +75,8 @@ class Branch:
     #: exact only as the last of its chain (the cases before it and under
     #: it always leave): the nodes after it start a new statement
     ends_chain: bool = False
+    #: statements its body starts with (``size = len(instr)``)
+    setup: Tuple[str, ...] = ()
 
     @property
     def index(self) -> int:

@@ -50,6 +50,7 @@ from spam_transpile.lowering.subject_facts import SharedKeys
 
 from spam_transpile.lowering.readable_passes import (
     SharedLength,
+    measured_in_branches,
     read_differently,
     spelled_readably,
     stores_in,
@@ -184,7 +185,12 @@ class ReadableMatch:
         chain: Optional[Union[cst.If, cst.Else]] = None
         if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
             chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
-        statements = self._statements_of(self._plan(cases, lowered), chain)
+        plan = self._plan(cases, lowered)
+        if length is None and self.scope_kind == "function":
+            plan = measured_in_branches(
+                plan, self.subject, lambda: self.owner.names.readable("size")
+            )
+        statements = self._statements_of(plan, chain)
         head = statements[0]
         if isinstance(head, cst.Else):  # a lone ``case _:``
             head = cst.If(test=Raw("True"), body=head.body)
@@ -477,6 +483,7 @@ class ReadableMatch:
             lines = [] if taken else self._lines_before(node.index)
             if isinstance(node, Branch):
                 inner = self._statements_of(node.children, None, lines_taken=True)
+                inner[:0] = [_statement(text) for text in node.setup]
                 test = emit.render_cond(
                     All(node.tests), readable=True, binder=self._binder()
                 )

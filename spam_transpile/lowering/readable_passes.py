@@ -5,9 +5,12 @@ each test's readable spelling; captures written as one unpacking."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
+
+from spam_transpile.lowering.decision_tree import Branch, Leaf, Node
 
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -82,6 +85,14 @@ class SharedLength:
             first.fact,
         )
         return LoweredPattern(all_of(*parts), pattern.bindings)
+
+    def apply_in_sequence(self, pattern: LoweredPattern) -> LoweredPattern:
+        """``pattern``, known to be tested on a sequence subject, reading
+        the shared length."""
+        bindings = tuple(
+            (name, self._value(value, True)) for name, value in pattern.bindings
+        )
+        return LoweredPattern(self._cond(pattern.cond, True), bindings)
 
     def apply(self, pattern: LoweredPattern) -> LoweredPattern:
         # Once the pattern matched, a value chosen by testing its
@@ -226,3 +237,63 @@ def unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
     if len(targets) == 1:
         text = f"[{text}]" if text.startswith("*") else text + ","
     return f"{text} = {subject}"
+
+
+def measured_in_branches(
+    nodes: Sequence[Node], subject: str, new_name: Callable[[], str]
+) -> List[Node]:
+    """``nodes`` with each branch on the subject's sequence check, whose
+    cases test its length, measuring it once as its first statement
+    (``size = len(instr)``) for those cases to compare. Only where the
+    branch's first case tests the length first: ``len()`` is then called
+    exactly when CPython first calls it (PEP 634 lets the others reuse it)."""
+    return [
+        _measured(node, subject, new_name) if isinstance(node, Branch) else node
+        for node in nodes
+    ]
+
+
+def _measured(branch: Branch, subject: str, new_name: Callable[[], str]) -> Branch:
+    if not any(is_kind_test(t, subject, "sequence") for t in branch.tests) or any(
+        is_length_test(t, subject) for t in branch.tests
+    ):
+        inner = measured_in_branches(branch.children, subject, new_name)
+        return replace(branch, children=tuple(inner))
+    first = _first_leaf(branch)
+    lengths = sum(
+        is_length_test(test, subject)
+        for node in branch.children
+        for test in _tests_under(node)
+    )
+    if not starts_with_length(first.pattern.cond, subject) or lengths < 2:
+        return branch
+    length = next(t for t in tests_in(first.pattern.cond) if is_length_test(t, subject))
+    check = next(t for t in branch.tests if is_kind_test(t, subject, "sequence"))
+    shared = SharedLength(subject, new_name(), check, length)
+    taken = length.expr.rsplit(" ", 2)[0]
+    children = tuple(_reading(node, shared) for node in branch.children)
+    return replace(
+        branch, children=children, setup=(f"{shared.name} = {taken}", *branch.setup)
+    )
+
+
+def _first_leaf(node: Node) -> Leaf:
+    while isinstance(node, Branch):
+        node = node.children[0]
+    return node
+
+
+def _tests_under(node: Node) -> List[Test]:
+    if isinstance(node, Leaf):
+        return list(tests_in(node.pattern.cond))
+    return [*node.tests, *(t for child in node.children for t in _tests_under(child))]
+
+
+def _reading(node: Node, shared: SharedLength) -> Node:
+    if isinstance(node, Leaf):
+        return replace(node, pattern=shared.apply_in_sequence(node.pattern))
+    tests = tuple(
+        shared.apply_in_sequence(LoweredPattern(t, ())).cond for t in node.tests
+    )
+    children = tuple(_reading(child, shared) for child in node.children)
+    return replace(node, tests=tests, children=children)  # type: ignore[arg-type]
