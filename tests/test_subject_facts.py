@@ -318,3 +318,28 @@ def test_first_item_text_written_in_the_module_keeps_the_reads() -> None:
     lines = _lines(source)
     assert "_spam_len" in lines and "_spam_first" not in lines
     assert "_spam_first" in _lines(source.replace('"v[0]"', '"v"'))
+
+
+def test_first_item_read_elsewhere_in_the_module_is_still_shared() -> None:
+    # Only the patterns' string literals join the text the lowering writes:
+    # the function's own ``v[0]`` (or another function's) is no obstacle.
+    source = """\
+        def f(v):
+            if v and v[0] == "quit":
+                return None
+            match v:
+                case ["go", "north"]:
+                    return 0
+                case ["look" | "l"]:
+                    return v[0]
+                case ["take", *things]:
+                    return things
+                case [verb, *_]:
+                    return verb
+                case _:
+                    return None
+        """
+    lines = _lines(source)
+    assert "_spam_first" in lines
+    assert "return v[0]" in lines
+    assert 'if v and v[0] == "quit":' in lines

@@ -64,9 +64,19 @@ class PlanPasses:
             least=2 if self.subject_temp else 3,
             # Module and class bodies pop each temporary in every test.
             first_item=self.scope.kind == FUNCTION
-            and f"{self.subject}[0]" not in self.owner.source,
+            and not self._spelled_in_literals(f"{self.subject}[0]"),
             first_keys=self.scope.kind == FUNCTION
-            and f"{self.subject}.get(" not in self.owner.source,
+            and not self._spelled_in_literals(f"{self.subject}.get("),
+        )
+
+    def _spelled_in_literals(self, text: str) -> bool:
+        """Whether a string literal of the cases' patterns holds ``text``:
+        the only place the program's own text joins the tests the lowering
+        writes (value patterns and class names are dotted names)."""
+        return any(
+            isinstance(node, cst.SimpleString) and text in node.value
+            for case in self.node.cases
+            for node in m.findall(case.pattern, m.SimpleString())
         )
 
     def _later_facts(

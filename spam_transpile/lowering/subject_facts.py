@@ -115,8 +115,9 @@ class SubjectFacts:
         self._write_statements(unused)
         for path in unused:
             del self.kinds[path]
-        # ``first_item``: the caller knows ``subject[0]`` is written nowhere
-        # else in the module, so every occurrence is a read the lowering made.
+        # ``first_item``: the caller knows no string literal of the patterns
+        # spells ``subject[0]``, so every occurrence is a read the lowering
+        # made.
         if self.length and first_item:
             self._first_read = re.compile(rf"(?<![\w.]){re.escape(subject)}\[0\]")
         if self._first_read is not None and self._first_reads() >= FIRST_ITEM_READS:
