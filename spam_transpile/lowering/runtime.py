@@ -172,10 +172,17 @@ def _a(c):
 def _e(c, n, given):
     m = "%s() accepts %d positional sub-pattern%s (%d given)"
     return TypeError(m % (_n(c), n, "" if n == 1 else "s", given))
+_N, _C = bool(list.__flags__ & 32), {}
 def attrs(v, c, npos, kws):
+    a = (getattr(c, "__match_args__", MISSING) if _N else _a(c)) if npos else ()
+    e = _C.get((id(a), npos, id(kws)))
+    if e is not None and e[0] is a and e[1] is kws:
+        try: return e[2](v)
+        except AttributeError: return None
+    return _attrs(v, c, npos, kws, a)
+def _attrs(v, c, npos, kws, a):
     names, out, seen = (), [], set()
     if npos:
-        a = _a(c)
         if a is MISSING:
             if npos > issubclass(c, SELF): raise _e(c, int(issubclass(c, SELF)), npos)
             out.append(v)
@@ -194,6 +201,10 @@ def attrs(v, c, npos, kws):
         seen.add(name); x = getattr(v, name, MISSING)
         if x is MISSING: return None
         out.append(x)
+    if type(a) is tuple and not any("." in n for n in names + kws):
+        if len(_C) > 255: _C.clear()
+        g = __import__("operator").attrgetter(*names + kws)
+        _C[id(a), npos, id(kws)] = a, kws, g if len(out) > 1 else lambda v: (g(v),)
     return out
 """
 
