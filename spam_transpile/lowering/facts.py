@@ -79,6 +79,12 @@ class ModuleFacts:
         #: import, a write through ``globals()``: dynamic_names); None
         #: without a standard tree
         self.unseen = unseen
+        #: local name -> module, for names bound once, by a top-level
+        #: ``import module`` (or ``import module as name``)
+        self.imports: Dict[str, str] = {}
+        #: local name -> (module, name), for names bound once, by a
+        #: top-level ``from module import name`` (absolute)
+        self.from_imports: Dict[str, Tuple[str, str]] = {}
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -99,6 +105,49 @@ def module_facts(
     if unseen:
         # Any name may be bound again where the tree does not show it.
         return ModuleFacts({}, statements, frozenset(counts), unseen)
+    facts = _class_facts(tree, nodes, counts, statements)
+    facts.imports = _module_imports(tree, counts)
+    facts.from_imports = _names_imported(tree, counts)
+    return facts
+
+
+def _names_imported(
+    tree: ast.Module, counts: "Counter[str]"
+) -> Dict[str, Tuple[str, str]]:
+    imported: Dict[str, Tuple[str, str]] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom) or statement.level:
+            continue
+        for alias in statement.names:
+            name = alias.asname or alias.name
+            if statement.module and alias.name != "*" and counts[name] == 1:
+                imported[name] = (statement.module, alias.name)
+    return imported
+
+
+def _module_imports(tree: ast.Module, counts: "Counter[str]") -> Dict[str, str]:
+    imports: Dict[str, str] = {}
+    for statement in tree.body:
+        if not isinstance(statement, ast.Import):
+            continue
+        for alias in statement.names:
+            # ``import a.b`` binds ``a``, which is not ``a.b``
+            if alias.asname is None and "." in alias.name:
+                continue
+            name = alias.asname or alias.name
+            if counts[name] == 1:
+                imports[name] = alias.name
+    return imports
+
+
+def _class_facts(
+    tree: ast.Module,
+    nodes: Sequence[ast.AST],
+    counts: "Counter[str]",
+    statements: Optional[List[Tuple[bool, int]]],
+) -> ModuleFacts:
+    """The facts of the module's classes (no name is bound unseen)."""
+    unseen = False
     set_elsewhere = _match_args_set_elsewhere(nodes)
     class_names = {
         node.name

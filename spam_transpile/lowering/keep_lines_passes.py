@@ -6,10 +6,9 @@ run of literal cases splits in two."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
-import libcst.matchers as m
 
 from spam_transpile.checks.reachability import is_irrefutable
 from spam_transpile.lowering import emit
@@ -19,7 +18,7 @@ from spam_transpile.lowering.read_once import read_calls_once, read_paths_once
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION
-from spam_transpile.lowering.scopes import capture_names_of
+from spam_transpile.lowering.scopes import capture_names_of, patterns_within
 from spam_transpile.lowering.shared_tests import share_opening_tests
 from spam_transpile.lowering.subject_facts import SubjectFacts
 from spam_transpile.syntax.codegen import RawExpression
@@ -48,6 +47,8 @@ class PlanPasses:
     subject_info: Optional[Subject]
     _guards: Dict[int, cst.BaseExpression]
     _body_stores: Dict[int, List[Tuple[str, str]]]
+    #: the string literals of the cases' patterns, once asked for
+    _strings: Optional[List[str]] = None
 
     def _subject_facts(
         self, lowered: Sequence[LoweredPattern], start: int, end: int
@@ -73,11 +74,17 @@ class PlanPasses:
         """Whether a string literal of the cases' patterns holds ``text``:
         the only place the program's own text joins the tests the lowering
         writes (value patterns and class names are dotted names)."""
-        return any(
-            isinstance(node, cst.SimpleString) and text in node.value
-            for case in self.node.cases
-            for node in m.findall(case.pattern, m.SimpleString())
-        )
+        return any(text in literal for literal in self._pattern_strings())
+
+    def _pattern_strings(self) -> List[str]:
+        if self._strings is None:
+            self._strings = [
+                literal
+                for case in self.node.cases
+                for node in patterns_within(case.pattern)
+                for literal in _strings_of(node)
+            ]
+        return self._strings
 
     def _later_facts(
         self, lowered: Sequence[LoweredPattern], runs: Sequence[Tuple[int, int]]
@@ -185,22 +192,19 @@ class PlanPasses:
         (or the subject) reads, end a group."""
         if case.guard is None:
             return True
-        if m.findall(case.guard, m.NamedExpr()):
+        if "NamedExpr" in _node_kinds(case.guard):
             return False
         captured = set(capture_names_of(case.pattern))
         if self.subject in captured:
             return False
         # (an attribute's own name counts too: a few groups fewer at most)
-        read_from = [
-            part.value if isinstance(part, cst.MatchValue) else part.cls
-            for part in m.findall(case.pattern, m.MatchValue() | m.MatchClass())
-            if isinstance(part, (cst.MatchValue, cst.MatchClass))
-        ]
         read = {
-            name.value
-            for node in read_from
-            for name in m.findall(node, m.Name())
-            if isinstance(name, cst.Name)
+            name
+            for node in patterns_within(case.pattern)
+            if type(node) is cst.MatchValue or type(node) is cst.MatchClass
+            for name in _dotted_names(
+                node.value if type(node) is cst.MatchValue else node.cls  # type: ignore
+            )
         }
         return not captured & read
 
@@ -287,3 +291,41 @@ class PlanPasses:
             self.owner.lowering,
             lambda: self.names.temp(hint),
         )
+
+
+def _dotted_names(node: cst.BaseExpression) -> List[str]:
+    """The names of a dotted name (a value pattern's or a class's)."""
+    names: List[str] = []
+    while isinstance(node, cst.Attribute):
+        names.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        names.append(node.value)
+    return names
+
+
+def _node_kinds(node: cst.CSTNode) -> Set[str]:
+    """The kinds of node in ``node`` (a guard: small), by direct recursion."""
+    kinds = {type(node).__name__}
+    for child in node.children:
+        kinds |= _node_kinds(child)
+    return kinds
+
+
+def _strings_of(pattern: cst.CSTNode) -> List[str]:
+    """The string literals of a value pattern, or of a mapping pattern's
+    keys, as written."""
+    if type(pattern) is cst.MatchValue:
+        values = [pattern.value]  # type: ignore[attr-defined]
+    elif type(pattern) is cst.MatchMapping:
+        values = [pair.key for pair in pattern.elements]  # type: ignore
+    else:
+        return []
+    found: List[str] = []
+    while values:
+        value = values.pop()
+        if isinstance(value, cst.SimpleString):
+            found.append(value.value)
+        elif isinstance(value, cst.ConcatenatedString):
+            values += [value.left, value.right]
+    return found

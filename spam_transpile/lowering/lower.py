@@ -54,11 +54,18 @@ class Lowering:
         code: Callable[[cst.CSTNode], str],
         facts: ModuleFacts,
         inline_class_checks: bool = False,
+        trusts_declarations: bool = False,
     ) -> None:
         self.names = names
         #: keep-lines: a class pattern's class is checked with a builtin
         #: call where it is a plain class, the helper's only where it is not
         self.inline_class_checks = inline_class_checks
+        #: readable: what a reviewer takes as declared is not checked again
+        #: (a class of the standard library is a class)
+        self.trusts_declarations = trusts_declarations
+        #: how many or-patterns whose captures are chosen by alternative
+        #: the pattern being lowered is in
+        self.choosing = 0
         self.code = code
         self.facts = facts
         #: the helper's parts the module uses

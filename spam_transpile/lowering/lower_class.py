@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 import libcst as cst
 from spam_transpile.lowering.facts import KnownClass
 from spam_transpile.lowering.ir import Cond, Test
+from spam_transpile.lowering.stdlib_classes import is_stdlib_class
 
 if TYPE_CHECKING:
     from spam_transpile.lowering.lower import Lowering
@@ -36,7 +37,7 @@ def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
         known = low.facts.known_class(name) if name else None
         assert known is not None
         return _lower_known_class(low, cls, known, positional, keywords, v)
-    return _lower_dynamic_class(low, cls, name, positional, keywords, v)
+    return _lower_dynamic_class(low, p.cls, name, positional, keywords, v)
 
 
 def _isinstance(low: Lowering, v: Subject, cls: str) -> Test:
@@ -136,12 +137,13 @@ def _lower_known_class(
 
 def _lower_dynamic_class(
     low: Lowering,
-    cls: str,
+    node: cst.BaseExpression,
     name: Optional[str],
     positional: List[cst.MatchPattern],
     keywords: List[Tuple[str, cst.MatchPattern]],
     v: Subject,
 ) -> Lowered:
+    cls = low.expr(node)
     checked = f"{low.helper('cls')}({cls})"
     if low.inline_class_checks:
         # Reading a dotted name again is cheaper than calling the helper;
@@ -154,6 +156,12 @@ def _lower_dynamic_class(
         or (_is_builtin_type(name) and low.names.builtin(name) == name)
     ):
         checked = cls  # a class for sure: no type check
+    elif (
+        low.trusts_declarations
+        and not low.choosing
+        and is_stdlib_class(low.facts.imports, low.facts.from_imports, node)
+    ):
+        checked = cls  # the readable layout trusts the standard library
     tests: List[Cond] = [_isinstance(low, v, checked)]
     if not positional:
         subs = _keyword_reads(low, keywords, v, tests, known_fields=())

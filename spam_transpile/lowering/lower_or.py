@@ -45,7 +45,14 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
             operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
         )
         return Test(f"{atom(v.text)} in ({text})", "eq", v.text), []
-    lowered = [low.lower(element.pattern, v) for element in p.patterns]
+    # A capture's value is then chosen by testing the alternatives again,
+    # where a type checker cannot narrow: classes stay checked there.
+    binds = bool(capture_names_of(p))
+    low.choosing += binds
+    try:
+        lowered = [low.lower(element.pattern, v) for element in p.patterns]
+    finally:
+        low.choosing -= binds
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
     names: List[str] = []

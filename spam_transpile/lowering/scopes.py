@@ -14,6 +14,7 @@ from typing import (
     Callable,
     Dict,
     FrozenSet,
+    Iterator,
     List,
     Optional,
     Sequence,
@@ -222,6 +223,29 @@ def capture_names_of(pattern: cst.CSTNode) -> list:
         for keyword in pattern.kwds:
             out += capture_names_of(keyword.pattern)
     return out
+
+
+def patterns_within(pattern: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``pattern`` and every pattern in it, by direct recursion."""
+    yield pattern
+    kind = type(pattern)
+    inner: List[cst.CSTNode] = []
+    if kind is cst.MatchAs and pattern.pattern is not None:  # type: ignore
+        inner = [pattern.pattern]  # type: ignore[attr-defined]
+    elif kind is cst.MatchOr:
+        inner = [a.pattern for a in pattern.patterns]  # type: ignore
+    elif kind is cst.MatchList or kind is cst.MatchTuple:
+        inner = [
+            item.value if type(item) is cst.MatchSequenceElement else item
+            for item in pattern.patterns  # type: ignore[attr-defined]
+        ]
+    elif kind is cst.MatchMapping:
+        inner = [pair.pattern for pair in pattern.elements]  # type: ignore
+    elif kind is cst.MatchClass:
+        inner = [a.value for a in pattern.patterns]  # type: ignore
+        inner += [k.pattern for k in pattern.kwds]  # type: ignore
+    for sub in inner:
+        yield from patterns_within(sub)
 
 
 # -- the same facts from the standard parser, for the whole module at once -------

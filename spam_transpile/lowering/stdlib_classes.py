@@ -1,0 +1,67 @@
+"""Classes of the standard library a class pattern names through a module
+the file imports (``case ast.BinOp(...)`` after ``import ast``).
+
+The readable layout trusts them to be classes, as a reviewer does: no
+``_spam.cls()`` check. Only a module of the standard library (never a
+module of the program, which the tool must not import), imported by the
+tool itself to look the name up; only where the module's name (or the
+class's, ``from ast import BinOp``) is bound once, by a top-level import;
+and only a name the tool's own copy of the module binds to a class. A program that rebinds such a name to
+something else gets an ``isinstance`` TypeError instead of CPython's
+(README, Known limits). The keep-lines layout checks every class.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+from typing import Mapping, Optional, Tuple
+
+import libcst as cst
+
+__all__ = ["is_stdlib_class"]
+
+# Modules whose import does something besides defining names.
+_NEVER = frozenset({"antigravity", "this", "idlelib", "turtle", "turtledemo"})
+
+
+def is_stdlib_class(
+    imports: Mapping[str, str],
+    from_imports: Mapping[str, Tuple[str, str]],
+    node: cst.BaseExpression,
+) -> bool:
+    """Whether ``node`` (a class pattern's class) names a class of a
+    standard library module: ``module.Name`` where ``module`` is bound by
+    ``imports``, or ``Name`` bound by ``from_imports``
+    (:class:`.facts.ModuleFacts`)."""
+    if isinstance(node, cst.Name):
+        found = from_imports.get(node.value)
+        return found is not None and _is_class(*found)
+    if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name):
+        return False
+    module = imports.get(node.value.value)
+    return module is not None and _is_class(module, node.attr.value)
+
+
+@functools.lru_cache(maxsize=None)
+def _is_class(module: str, name: str) -> bool:
+    loaded = _stdlib_module(module)
+    return loaded is not None and isinstance(getattr(loaded, name, None), type)
+
+
+def _stdlib_module(module: str) -> Optional[object]:
+    top = module.partition(".")[0]
+    if top in _NEVER or not _in_stdlib(top):
+        return None
+    try:
+        return importlib.import_module(module)
+    except Exception:  # a module this interpreter lacks or cannot import
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def _in_stdlib(top: str) -> bool:
+    # 3.10+, as every fact of the module (facts.py): the tool on 3.9 reads
+    # no standard tree of a file holding match statements, and trusts none
+    return top in frozenset(getattr(sys, "stdlib_module_names", ()))

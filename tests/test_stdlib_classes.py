@@ -1,0 +1,120 @@
+"""spam_transpile.lowering.stdlib_classes: the readable layout trusts a
+class of the standard library to be a class (no ``_spam.cls()``), as a
+reviewer does; the keep-lines layout checks every class."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from like_native import assert_runs_like_native
+from spam_transpile import transpile
+from spam_transpile.lowering.stdlib_classes import is_stdlib_class
+
+SOURCE = """\
+import ast
+import typing
+import enum as E
+import os.path
+from fractions import Fraction
+from collections import OrderedDict as OD
+
+
+def kind(x):
+    match x:
+        case ast.BinOp(op=ast.Add()):
+            return "add"
+        case ast.BinOp(left, ast.Sub(), right):
+            return ("sub", isinstance(left, ast.Name), isinstance(right, ast.expr))
+        case Fraction(numerator=n, denominator=1):
+            return ("whole", n)
+        case OD():
+            return "ordered"
+        case E.Enum():
+            return "enum"
+        case _:
+            return "other"
+
+
+class Colour(E.Enum):
+    RED = 1
+
+
+for value in [
+    ast.parse("a + b", mode="eval").body,
+    ast.parse("a - 1", mode="eval").body,
+    ast.parse("a * b", mode="eval").body,
+    Fraction(4, 1),
+    Fraction(1, 3),
+    OD(),
+    Colour.RED,
+    None,
+]:
+    print(kind(value))
+"""
+
+
+def _readable(source: str) -> str:
+    return transpile(source, layout="readable")
+
+
+def test_standard_library_classes_are_not_checked_in_the_readable_layout() -> None:
+    out = _readable(SOURCE)
+    assert "_spam.cls(" not in out
+    for spelled in ["ast.BinOp", "Fraction", "OD", "E.Enum"]:
+        assert f"isinstance(x, {spelled})" in out
+
+
+def test_the_keep_lines_layout_checks_every_class() -> None:
+    out = transpile(SOURCE)
+    assert "ast.BinOp if type(ast.BinOp) is type else _spam.cls(ast.BinOp)" in out
+
+
+@pytest.mark.parametrize(
+    "source, expression",
+    [
+        ("import typing", "typing.List"),  # not a class: a generic alias
+        ("import ast", "ast.NoSuchClass"),
+        ("import ast\nast = None", "ast.BinOp"),  # bound twice
+        ("import os.path", "os.path.PurePath"),  # ``os`` is bound, not os.path
+        ("import mypackage", "mypackage.Order"),  # not the standard library
+        ("from .ast import BinOp", "BinOp"),  # a module of the program
+        ("import this", "this.Anything"),  # never imported by the tool
+    ],
+)
+def test_anything_else_keeps_its_check(source: str, expression: str) -> None:
+    program = f"{source}\ndef f(x):\n    match x:\n        case {expression}():\n            return 1\n"
+    assert f"_spam.cls({expression})" in _readable(program)
+
+
+def test_only_dotted_names_and_imported_names_are_looked_up() -> None:
+    imports = {"ast": "ast"}
+    assert is_stdlib_class(imports, {}, cst.parse_expression("ast.BinOp"))
+    assert not is_stdlib_class(imports, {}, cst.parse_expression("ast.BinOp.x"))
+    assert not is_stdlib_class(imports, {}, cst.parse_expression("BinOp"))
+    assert is_stdlib_class({}, {"B": ("ast", "BinOp")}, cst.parse_expression("B"))
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_readable_output_runs_as_native_match(target: str, tmp_path: Path) -> None:
+    out = transpile(SOURCE, target=target, layout="readable")
+    assert_runs_like_native(SOURCE, out, tmp_path, (target,))
+
+
+def test_alternatives_that_choose_a_capture_keep_their_checks() -> None:
+    # The capture's value is chosen by testing the alternatives again, where
+    # a type checker cannot narrow ``node`` (``node.elts`` of a BoolOp?).
+    program = (
+        "import ast\n"
+        "def f(node):\n"
+        "    match node:\n"
+        "        case ast.BoolOp(values=items) | ast.List(elts=items):\n"
+        "            return items\n"
+        "        case ast.Tuple() | ast.Set():\n"
+        "            return []\n"
+    )
+    out = _readable(program)
+    assert "_spam.cls(ast.BoolOp)" in out and "_spam.cls(ast.List)" in out
+    assert "isinstance(node, ast.Tuple) or isinstance(node, ast.Set)" in out
