@@ -234,6 +234,10 @@ def _apply_config(
     for name, value in project.settings.items():
         if name == "target":
             continue  # resolved below, with requires-python
+        if name == "line_length":
+            # read per file where it lays the readable layout out
+            # (files/line_length.py), which checks it is a usable length
+            continue
         if name not in CONFIGURABLE:
             raise project.error(f"option {name!r} cannot be set in a file", name)
         if _given(ctx, name):

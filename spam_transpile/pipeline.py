@@ -50,6 +50,9 @@ from spam_transpile.lowering.dynamic_names import (
 from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, module_facts
+from spam_transpile.lowering.project_facts import ProjectFacts, declared_classes
+from spam_transpile.files.line_length import line_length_for
+from spam_transpile.lowering.readable import LINE_LENGTH
 from spam_transpile.lowering.readable_file import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.syntax.parse import (
@@ -91,17 +94,20 @@ def transpile(
     target: str = "3.9",
     filename: str = "<unknown>",
     layout: str = "keep-lines",
+    project: Optional[ProjectFacts] = None,
 ) -> str:
     """Return ``source`` with every match statement lowered for ``target``.
 
     ``layout``: "keep-lines" (every line keeps its number: what ships) or
     "readable" (real statements laid out for people: what ``--in-place``
-    writes). Raises :class:`TranspileError` for invalid source, for match
+    writes). ``project``: in the readable layout, read the classes the file
+    imports from the other modules of its project (``filename`` on disk)
+    from there. Raises :class:`TranspileError` for invalid source, for match
     statements CPython would reject, and for targets this version cannot
     serve.
     """
     return transpile_with_warnings(
-        source, target=target, filename=filename, layout=layout
+        source, target=target, filename=filename, layout=layout, project=project
     )[0]
 
 
@@ -111,6 +117,7 @@ def transpile_with_warnings(
     target: str = "3.9",
     filename: str = "<unknown>",
     layout: str = "keep-lines",
+    project: Optional[ProjectFacts] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
     """Like :func:`transpile`, also returning warnings (unreachable cases)."""
     style = check_layout(layout, filename)
@@ -146,7 +153,9 @@ def transpile_with_warnings(
         )
     if lowered is None:
         try:
-            lowered = _lower_whole_file(source, lines, view, filename, version, style)
+            lowered = _lower_whole_file(
+                source, lines, view, filename, version, style, project
+            )
         except TranspileError as error:
             if view.tree is None or not _TAB_INDENTED.search(source):
                 raise
@@ -155,7 +164,7 @@ def transpile_with_warnings(
             lines = split_layout(source, expand_tabs=True)
             try:
                 lowered = _lower_whole_file(
-                    source, lines, view, filename, version, style
+                    source, lines, view, filename, version, style, project
                 )
             except TranspileError:
                 raise error from None
@@ -169,7 +178,11 @@ def transpile_with_warnings(
         return source, warnings
     if style == "readable":
         # Lines move in this layout; what must hold is that it compiles.
-        output = format_readable(lines.text, output, filename)
+        line_length = LINE_LENGTH
+        if project is not None:
+            line_length, consulted = line_length_for(filename)
+            project.note(filename, consulted)
+        output = format_readable(lines.text, output, filename, line_length)
         output = with_line_endings(source, output)
         check_output_compiles(source, output, filename)
         return output, warnings
@@ -192,6 +205,7 @@ def _lower_whole_file(
     filename: str,
     version: Target,
     style: str,
+    project: Optional[ProjectFacts] = None,
 ) -> Optional[Tuple[str, List[TranspileWarning]]]:
     """LibCST parses the whole file, and the lowering runs on it; None when
     the file is to be returned as it is (nothing LibCST can lower in it)."""
@@ -220,6 +234,7 @@ def _lower_whole_file(
             style,
             in_source_order(matches),
             view.nodes() if tree is view.tree and tree is not None else None,
+            project=project,
         )
     except TranspileError as error:
         raise _original_columns(error, lines) from None
@@ -288,11 +303,17 @@ def _lower_module(
     matches_in_order: Optional[List[ast.Match]] = None,
     nodes: Optional[List[ast.AST]] = None,
     facts: Optional[ModuleFacts] = None,
+    project: Optional[ProjectFacts] = None,
 ) -> Tuple[str, List[TranspileWarning]]:
     """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once;
     ``facts``: the module's facts, when the caller has them at hand."""
     if facts is None:
         facts = module_facts(tree, nodes)
+    if style == "readable" and tree is not None:
+        facts.declared = declared_classes(tree)
+        if project is not None and facts.unseen is False:
+            # (a star import may bind an imported name again)
+            facts.declared.update(project.imported_classes(filename, tree))
     # The facts counted the module's bindings: the same names, one walk.
     bound = facts.bound if facts.bound is not None else bound_names(module)
     unseen = facts.unseen

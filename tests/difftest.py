@@ -268,6 +268,12 @@ class HybridMap(Hybrid):
 # Classes whose kind comes from the ABCs in every way CPython 3.10+ knows: a
 # registration after the class was created, both ABCs as bases in either
 # order, a registration that reaches a subclass created before it, builtins.
+# DIFFTEST_ABC_KINDS (the readable layout, which asks collections.abc: README,
+# Known limits): each has one kind, on which the ABCs and CPython's flags
+# agree, and no str is a sequence.
+ABC_KINDS = bool(os.environ.get("DIFFTEST_ABC_KINDS"))
+
+
 class SeqThenMap(HybridMap, Sequence):
     pass
 
@@ -276,11 +282,11 @@ class MapThenSeq(Hybrid, Mapping):
     pass
 
 
-class SeqMap(Hybrid, Sequence, Mapping):
+class SeqMap(*((Hybrid, Sequence) if ABC_KINDS else (Hybrid, Sequence, Mapping))):
     pass
 
 
-class MapSeq(HybridMap, Mapping, Sequence):
+class MapSeq(*((HybridMap, Mapping) if ABC_KINDS else (HybridMap, Mapping, Sequence))):
     pass
 
 
@@ -320,7 +326,7 @@ class ListAsMap(list):
         return "%s(%s, %r)" % (type(self).__name__, list.__repr__(self), self.data)
 
 
-class StrSeq(str, Sequence):
+class StrSeq(*((str,) if ABC_KINDS else (str, Sequence))):
     pass
 
 
@@ -328,12 +334,13 @@ class StrAsSeq(str):
     pass
 
 
-Mapping.register(SeqThenMap)
-Sequence.register(MapThenSeq)
-Mapping.register(RegBase)
+if not ABC_KINDS:
+    Mapping.register(SeqThenMap)
+    Sequence.register(MapThenSeq)
+    Mapping.register(RegBase)
+    Mapping.register(ListAsMap)
+    Sequence.register(StrAsSeq)
 Sequence.register(RegPlain)
-Mapping.register(ListAsMap)
-Sequence.register(StrAsSeq)
 
 
 class RegPlainKid(RegPlain):
@@ -595,8 +602,10 @@ def use_layout(layout: str) -> None:
     LAYOUT = layout
     if layout == "readable":
         os.environ["DIFFTEST_HIDDEN_NAMES"] = r"subject|size|\w+_\w+"
+        os.environ["DIFFTEST_ABC_KINDS"] = "1"
     else:
         os.environ.pop("DIFFTEST_HIDDEN_NAMES", None)
+        os.environ.pop("DIFFTEST_ABC_KINDS", None)
 
 
 def transpile_source(source: str, target: str, filename: str) -> tuple[str, str | None]:
@@ -717,15 +726,28 @@ def run_transpiled(
 
 
 @functools.lru_cache(maxsize=None)
-def cached_native(programs: tuple[Program, ...], exe: str) -> dict[str, Outcome]:
+def _cached_native(
+    programs: tuple[Program, ...], exe: str, layout: str
+) -> dict[str, Outcome]:
     return run_native(programs, exe)
 
 
+def cached_native(programs: tuple[Program, ...], exe: str) -> dict[str, Outcome]:
+    # per layout: the helpers' classes differ for the readable one (use_layout)
+    return _cached_native(programs, exe, LAYOUT)
+
+
 @functools.lru_cache(maxsize=None)
+def _cached_transpiled(
+    programs: tuple[Program, ...], exe: str, target: str, layout: str
+) -> dict[str, Outcome]:
+    return run_transpiled(programs, exe, target)
+
+
 def cached_transpiled(
     programs: tuple[Program, ...], exe: str, target: str
 ) -> dict[str, Outcome]:
-    return run_transpiled(programs, exe, target)
+    return _cached_transpiled(programs, exe, target, LAYOUT)
 
 
 def _numbered(text: str, same_as: str | None = None) -> str:

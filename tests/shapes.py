@@ -1339,7 +1339,8 @@ def run_program(
             dest = Path(folder, name)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(text, encoding="utf-8")
-        return _run_in(folder, program, exe, target if hooked else None, path)
+        hook = target if hooked else None
+        return _run_in(folder, program, exe, hook, path, layout)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -1350,6 +1351,7 @@ def _run_in(
     exe: str,
     hook_target: str | None,
     path: Sequence[str],
+    layout: str = "keep-lines",
 ) -> Outcome:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(folder, "lib"), *path])
@@ -1361,6 +1363,8 @@ def _run_in(
     # leave out anyway, and the generated names are single letters: one
     # native run serves both layouts.
     env["DIFFTEST_HIDDEN_NAMES"] = r"subject|size|\w+_\w+"
+    if layout == "readable":
+        env["DIFFTEST_ABC_KINDS"] = "1"  # difftest.use_layout
     if hook_target:
         env["FZ_HOOK_TARGET"] = hook_target
     executed = dict(program.files)["app/mod.py"] if hook_target else ""

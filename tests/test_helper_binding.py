@@ -494,7 +494,15 @@ print(sorted(k for k in l if not k.startswith("_")))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "keep-lines",
+        # README, Known limits: the readable layout imports the ABCs it tests
+        # with, as the module's own imports, into the locals there
+        pytest.param("readable", marks=pytest.mark.xfail(strict=True)),
+    ],
+)
 @pytest.mark.parametrize("target", ["3.9", "3.7"])
 def test_exec_with_separate_globals_and_locals(
     tmp_path: Path, layout: str, target: str

@@ -112,6 +112,7 @@ def test_seeded_batch_readable_layout(
     # What --in-place writes: 3.9 (walrus) and 3.7 (stores through cells).
     monkeypatch.setattr(difftest, "LAYOUT", difftest.LAYOUT)
     monkeypatch.setenv("DIFFTEST_HIDDEN_NAMES", "")
+    monkeypatch.setenv("DIFFTEST_ABC_KINDS", "")
     difftest.use_layout("readable")
     checker = _checker(target)
     gen = ProgramGen(RandomChooser(random.Random(SEED + 1)))

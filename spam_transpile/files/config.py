@@ -56,6 +56,8 @@ KNOWN_KEYS: Dict[str, str] = {
     "quiet": "a boolean",
     "verbose": "a boolean",
     "cache": "a boolean",
+    # the readable layout's line length (files/line_length.py reads it)
+    "line_length": "an integer",
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from typing import (
+    Any,
     Dict,
     Iterable,
     Iterator,
@@ -45,6 +46,9 @@ class TranspileOutcome(NamedTuple):
     cacheable_error: Optional[Tuple[str, int, int]] = None
     #: (message, line, column) of each warning (unreachable cases)
     warnings: Tuple[Tuple[str, int, int], ...] = ()
+    #: readable layout: (path, digest) of each file whose declarations the
+    #: output relies on ("" where the file was looked for and not there)
+    consulted: Tuple[Tuple[str, str], ...] = ()
 
 
 def transpile_with_warnings(
@@ -57,10 +61,31 @@ def transpile_with_warnings(
     return lower(source, target=target, filename=filename)
 
 
-def transpile_readable(source: str, *, target: str, filename: str) -> str:
+def transpile_readable(
+    source: str, *, target: str, filename: str
+) -> Tuple[str, Tuple[Tuple[str, str], ...]]:
+    """The readable layout, with what the other modules of the file's
+    project declare; and the files that came from, each with its digest."""
     from spam_transpile.pipeline import transpile
 
-    return transpile(source, target=target, filename=filename, layout="readable")
+    project = _project()
+    output = transpile(
+        source, target=target, filename=filename, layout="readable", project=project
+    )
+    return output, tuple(sorted(project.consulted(filename).items()))
+
+
+_PROJECTS: List[Any] = []
+
+
+def _project() -> Any:
+    """One reader of project files per process: a file several modules
+    import is parsed once (again only when its digest changes)."""
+    if not _PROJECTS:
+        from spam_transpile.lowering.project_facts import ProjectFacts
+
+        _PROJECTS.append(ProjectFacts())
+    return _PROJECTS[0]
 
 
 def run_job(job: TranspileJob) -> TranspileOutcome:
@@ -89,15 +114,18 @@ def run_job(job: TranspileJob) -> TranspileOutcome:
         return TranspileOutcome(None, None, _unexpected(job, exc))
     try:
         final = keep_lines
+        consulted: Tuple[Tuple[str, str], ...] = ()
         if job.layout == "readable" and keep_lines != job.text:
-            final = transpile_readable(
+            final, consulted = transpile_readable(
                 job.text, target=job.target, filename=job.filename
             )
     except TranspileError as exc:
         return TranspileOutcome(keep_lines, None, exc.format(), warnings=found)
     except Exception as exc:
         return TranspileOutcome(keep_lines, None, _unexpected(job, exc), warnings=found)
-    return TranspileOutcome(keep_lines, final, None, warnings=found)
+    return TranspileOutcome(
+        keep_lines, final, None, warnings=found, consulted=consulted
+    )
 
 
 def _unexpected(job: TranspileJob, exc: Exception) -> str:

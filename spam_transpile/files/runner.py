@@ -58,7 +58,7 @@ CaseWarning = Tuple[str, int, int]
 class _Loaded:
     """A source read and decoded, on its way to its output."""
 
-    __slots__ = ("task", "raw", "source", "info", "warnings")
+    __slots__ = ("task", "raw", "source", "info", "warnings", "consulted")
 
     def __init__(
         self,
@@ -73,6 +73,8 @@ class _Loaded:
         #: the source's stat from before it was read (None for standard input)
         self.info = info
         self.warnings: Tuple[CaseWarning, ...] = ()
+        #: the files whose declarations the output relies on, with digests
+        self.consulted: Tuple[Tuple[str, str], ...] = ()
 
 
 class Runner:
@@ -256,6 +258,7 @@ class Runner:
             loaded.warnings = outcome.warnings
             self._report_warnings(outcome.warnings, loaded.task.name)
         matches = count_lowered_matches(job.text, outcome.keep_lines)
+        loaded.consulted = outcome.consulted
         self._deliver(loaded, outcome.final, matches)
 
     def _deliver(self, loaded: _Loaded, output: str, matches: int) -> None:
@@ -307,6 +310,7 @@ class Runner:
             outcome=TRANSPILED if changed else PLAIN,
             matches=matches,
             warnings=loaded.warnings,
+            consulted=loaded.consulted,
         )
 
     def _emit(

@@ -45,8 +45,9 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from spam_transpile.files.cache import default_cache_dir, tool_fingerprint
 
 #: bump when the file's layout changes; other layouts read as empty
-#: (2: "plain" for Python files without a match statement)
-FORMAT = 2
+#: (2: "plain" for Python files without a match statement; 3: the files
+#: whose declarations a readable output relies on)
+FORMAT = 3
 #: a source changed less than this before the run began is not remembered
 RACY_MARGIN_NS = 2_000_000_000
 
@@ -145,7 +146,7 @@ class StatCache:
     ) -> Optional[Hit]:
         """The previous outcome, if the source and its output are as they were then."""
         entry = self._entries.get(key)
-        if not isinstance(entry, list) or len(entry) != 6:
+        if not isinstance(entry, list) or len(entry) != 7:
             return None
         if entry[0] != fingerprint(source):
             return None
@@ -156,6 +157,8 @@ class StatCache:
         hit = _hit(entry[3], entry[4], entry[5])
         if hit is None or (hit.outcome == COPIED) == python:
             return None  # damaged, or --include now classes the file otherwise
+        if not _unchanged(entry[6]):
+            return None  # a module whose declarations the output relies on
         return hit
 
     # -- writing ----------------------------------------------------------
@@ -170,6 +173,7 @@ class StatCache:
         matches: int = 0,
         warnings: Sequence[CaseWarning] = (),
         written: bool = False,
+        consulted: Sequence[Tuple[str, str]] = (),
     ) -> None:
         """Remember a file handled successfully.
 
@@ -193,6 +197,7 @@ class StatCache:
             outcome,
             matches,
             [list(warning) for warning in warnings],
+            [list(pair) for pair in consulted],
         ]
         self._dirty = True
 
@@ -236,6 +241,25 @@ def _stat(path: str) -> Optional[List[int]]:
         return fingerprint(os.stat(path))
     except OSError:
         return None
+
+
+def _unchanged(consulted: Any) -> bool:
+    """Whether each file a readable output relied on still has the digest
+    it had ("" for a file that was not there)."""
+    if not isinstance(consulted, list):
+        return False
+    for pair in consulted:
+        if not (isinstance(pair, list) and len(pair) == 2):
+            return False
+        path, digest = pair
+        try:
+            raw = Path(path).read_bytes()
+        except OSError:
+            raw = None
+        now = "" if raw is None else hashlib.sha256(raw).hexdigest()
+        if now != digest:
+            return False
+    return True
 
 
 def _hit(outcome: Any, matches: Any, warnings: Any) -> Optional[Hit]:

@@ -85,6 +85,12 @@ class ModuleFacts:
         #: local name -> (module, name), for names bound once, by a
         #: top-level ``from module import name`` (absolute)
         self.from_imports: Dict[str, Tuple[str, str]] = {}
+        #: names bound once, by a top-level relative ``from . import name``
+        self.relative_imports: FrozenSet[str] = frozenset()
+        #: readable layout: classes as their declarations describe them
+        #: (project_facts), by how this module spells them (``Order``,
+        #: ``models.Order``): the module's own and those it imports
+        self.declared: Dict[str, KnownClass] = {}
 
     def known_class(self, name: str) -> Optional[KnownClass]:
         return self._classes.get(name)
@@ -99,7 +105,7 @@ def module_facts(
         return ModuleFacts()
     if nodes is None:
         nodes = list(ast.walk(tree))
-    counts = _binding_counts(nodes)
+    counts = binding_counts(nodes)
     unseen = ast_binds_unseen(tree, nodes)
     statements = _statement_facts(tree.body, nodes)
     if unseen:
@@ -108,6 +114,13 @@ def module_facts(
     facts = _class_facts(tree, nodes, counts, statements)
     facts.imports = _module_imports(tree, counts)
     facts.from_imports = _names_imported(tree, counts)
+    facts.relative_imports = frozenset(
+        alias.asname or alias.name
+        for statement in tree.body
+        if isinstance(statement, ast.ImportFrom) and statement.level
+        for alias in statement.names
+        if alias.name != "*" and counts[alias.asname or alias.name] == 1
+    )
     return facts
 
 
@@ -148,7 +161,7 @@ def _class_facts(
 ) -> ModuleFacts:
     """The facts of the module's classes (no name is bound unseen)."""
     unseen = False
-    set_elsewhere = _match_args_set_elsewhere(nodes)
+    set_elsewhere = match_args_set_elsewhere(nodes)
     class_names = {
         node.name
         for node in tree.body
@@ -158,7 +171,7 @@ def _class_facts(
         # Some class's ``__match_args__`` is set where the tree cannot tell
         # which (through a name that may be any class): none is known.
         return ModuleFacts({}, statements, frozenset(counts), unseen)
-    dataclass = _dataclass_spellings(tree, counts)
+    dataclass = dataclass_spellings(tree, counts)
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
@@ -187,7 +200,7 @@ def _class_facts(
     return ModuleFacts(classes, statements, frozenset(counts), unseen)
 
 
-def _match_args_set_elsewhere(nodes: Sequence[ast.AST]) -> Optional[FrozenSet[str]]:
+def match_args_set_elsewhere(nodes: Sequence[ast.AST]) -> Optional[FrozenSet[str]]:
     """The names of the classes whose ``__match_args__`` the module sets or
     deletes outside their bodies (``C.__match_args__ = ...``,
     ``setattr(C, "__match_args__", ...)``); None where it may set some
@@ -253,7 +266,7 @@ def _set_attribute_target(call: ast.Call) -> object:
     return None
 
 
-def _dataclass_spellings(tree: ast.Module, counts: "Counter[str]") -> FrozenSet[str]:
+def dataclass_spellings(tree: ast.Module, counts: "Counter[str]") -> FrozenSet[str]:
     """How the module spells ``dataclasses.dataclass``: ``dataclass`` where
     ``from dataclasses import dataclass`` binds that name and nothing else
     does, ``dataclasses`` where ``import dataclasses`` does (a function of
@@ -387,7 +400,7 @@ def _is_plain(node: ast.ClassDef) -> bool:
     return (
         not node.decorator_list
         and not node.keywords
-        and _literal_match_args(node) is None
+        and literal_match_args(node) is None
         and not any(isinstance(s, ast.AnnAssign) for s in node.body)
         and not any(
             isinstance(t, ast.Name) and t.id == "__match_args__"
@@ -404,15 +417,15 @@ def _known_class(
     is_dataclass = _is_plain_dataclass(node, dataclass)
     if node.decorator_list and not is_dataclass:
         return None  # a decorator may set ``__match_args__`` or replace the class
-    own = _literal_match_args(node)
+    own = literal_match_args(node)
     # dataclasses keeps an ``__init__`` of the class's own, which may leave
     # a field unset
     set_by_init = is_dataclass and not _defines(node, "__init__")
     if own is not None:
-        fields = _dataclass_fields(node) if set_by_init else None
+        fields = dataclass_fields(node) if set_by_init else None
         return KnownClass(own, tuple(f for f in (fields or ()) if f in own))
     if is_dataclass:
-        fields = _dataclass_fields(node)
+        fields = dataclass_fields(node)
         if fields is not None:
             # A field redefined in the subclass keeps its place (dataclasses).
             merged = inherited + tuple(f for f in fields if f not in inherited)
@@ -420,7 +433,7 @@ def _known_class(
     return None
 
 
-def _literal_match_args(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
+def literal_match_args(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
     found: Optional[Tuple[str, ...]] = None
     for statement in node.body:
         targets: List[ast.expr] = []
@@ -450,7 +463,7 @@ def _is_str_tuple(value: Optional[ast.expr]) -> bool:
 
 def _is_plain_dataclass(node: ast.ClassDef, spellings: FrozenSet[str]) -> bool:
     """``@dataclass`` (or ``@dataclasses.dataclass``) alone, as the module
-    spells the standard one (``spellings``: _dataclass_spellings)."""
+    spells the standard one (``spellings``: dataclass_spellings)."""
     if len(node.decorator_list) != 1:
         return False
     decorator = node.decorator_list[0]
@@ -475,7 +488,7 @@ def _is_plain_dataclass(node: ast.ClassDef, spellings: FrozenSet[str]) -> bool:
     return named and all(k.arg in allowed for k in keywords)
 
 
-def _dataclass_fields(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
+def dataclass_fields(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:
     fields = []
     for statement in node.body:
         if not isinstance(statement, ast.AnnAssign):
@@ -502,7 +515,7 @@ def _not_in_init(value: Optional[ast.expr]) -> bool:
     return False
 
 
-def _binding_counts(nodes: Sequence[ast.AST]) -> "Counter[str]":
+def binding_counts(nodes: Sequence[ast.AST]) -> "Counter[str]":
     """How many times each name is bound anywhere in the module; a
     ``global`` or ``nonlocal`` counts twice (a declaration may rebind it
     anywhere)."""

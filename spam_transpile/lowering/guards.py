@@ -25,7 +25,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from spam_transpile.syntax.cstwalk import pattern_nodes
+from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
 # What evaluating an expression gives, as far as running code goes:
 #: a value whose truth and comparisons run no code (a number, a string, a
@@ -54,20 +54,44 @@ def segments(
     patterns: Sequence[cst.MatchPattern],
     in_function: bool,
     builtin: Callable[[str], str],
+    trusts_operators: bool = False,
 ) -> List[Tuple[int, int]]:
     """The runs of cases ``[start, end)`` that may share facts computed
     before the run's first case: a run ends with a case whose guard may run
     code (its own test comes before its guard). ``builtin``: how the module
-    spells a builtin (``len`` where no name shadows it)."""
+    spells a builtin (``len`` where no name shadows it). ``trusts_operators``
+    (the readable layout, as a reviewer reads it): only a guard that calls,
+    stores, awaits, yields or makes a function may change the subject, not
+    an operator, an attribute or an item it reads (README, Known limits)."""
     runs: List[Tuple[int, int]] = []
     start = 0
     for index, (guard, pattern) in enumerate(zip(guards, patterns)):
-        if guard is not None and may_run_code(guard, pattern, in_function, builtin):
+        if guard is None or (trusts_operators and not calls(guard)):
+            continue
+        if may_run_code(guard, pattern, in_function, builtin):
             runs.append((start, index + 1))
             start = index + 1
     if start < len(guards) or not runs:
         runs.append((start, len(guards)))
     return runs
+
+
+_CALLING = (
+    cst.Call,
+    cst.NamedExpr,
+    cst.Await,
+    cst.Yield,
+    cst.Lambda,
+    cst.ListComp,
+    cst.SetComp,
+    cst.DictComp,
+    cst.GeneratorExp,
+)
+
+
+def calls(guard: cst.BaseExpression) -> bool:
+    """Whether ``guard`` calls, stores, awaits, yields or makes a function."""
+    return any(isinstance(node, _CALLING) for node in descendants(guard))
 
 
 def may_run_code(

@@ -22,14 +22,19 @@ statement spells as a tuple display has a known kind and length.
 from __future__ import annotations
 
 import re
-from typing import Callable, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
 from spam_transpile.syntax.codegen import without_parens
-from spam_transpile.lowering.facts import ModuleFacts
+from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import TRUE, Cond, LoweredPattern, Test, all_of, placed
 from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.stdlib_classes import (
+    in_stdlib,
+    is_stdlib_class,
+    stdlib_match_args,
+)
 from spam_transpile.lowering.paths import (
     Bindings,
     Lowered,
@@ -73,6 +78,12 @@ class Lowering:
         #: how many uses of the helper the emitters wrote so far
         self.uses = 0
         self._helper = ""
+        #: readable: a ``collections.abc`` class -> the name the module
+        #: reads it by, and which of those it must import (see :meth:`abc`)
+        self.abc_names: Dict[str, str] = {}
+        self.abc_imports: Dict[str, str] = {}
+        #: readable: the ``collections.abc`` names the written code reads
+        self.used_abcs: Set[str] = set()
         #: keep-lines, while a case header over several lines is lowered: the
         #: line of a pattern node, counted from the ``case`` line
         self.line_of: Optional[Callable[[cst.CSTNode], int]] = None
@@ -94,6 +105,88 @@ class Lowering:
         if self._helper and self._helper + "." in text:
             found = re.findall(re.escape(self._helper) + r"\.(\w+)", text)
             self.used_parts.update(found)
+        for cls, name in self.abc_imports.items():
+            # a name the module did not bind before: a mention is a use
+            if re.search(rf"(?<![\w.]){name}\b", text):
+                self.used_abcs.add(cls)
+
+    @property
+    def readable(self) -> bool:
+        """Whether the code is for the readable layout, which trusts what a
+        reviewer takes as declared."""
+        return self.trusts_declarations
+
+    def known_class(self, node: cst.BaseExpression) -> Optional[KnownClass]:
+        """What is known of the class a class pattern names: the module's
+        facts (exact); in the readable layout, also what the declarations
+        of the class say (:mod:`.project_facts`), which a reviewer trusts."""
+        text = dotted_name(node)
+        if text is None:
+            return None
+        exact = self.facts.known_class(text) if "." not in text else None
+        declared = None
+        if self.readable and not self.choosing:
+            # (inside alternatives that choose a capture, a type checker
+            # cannot narrow: those stay looked up at run time)
+            declared = self.facts.declared.get(text) or self._stdlib_class(node)
+        if exact is None or declared is None:
+            return exact or declared
+        fields = tuple(dict.fromkeys(exact.fields + declared.fields))
+        return KnownClass(exact.match_args, fields, exact.inherited)
+
+    def trusts_class(self, node: cst.BaseExpression) -> bool:
+        """Readable layout: whether a class pattern's class is trusted to be
+        a class without the check CPython makes (a plain ``isinstance``):
+        one the module or its project declares, or one a top-level import
+        binds (README, Known limits). Not inside alternatives that choose
+        a capture, where the check keeps a type checker from narrowing
+        through ``or``."""
+        if not self.readable or self.choosing:
+            return False
+        if self.known_class(node) is not None:
+            return True
+        facts = self.facts
+        if isinstance(node, cst.Name):
+            if node.value in facts.relative_imports:
+                return True
+            module = facts.from_imports.get(node.value, ("", ""))[0]
+        elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            module = facts.imports.get(node.value.value, "")
+        else:
+            return False
+        # what the standard library binds is looked up (known_class)
+        return bool(module) and not in_stdlib(module)
+
+    def _stdlib_class(self, node: cst.BaseExpression) -> Optional[KnownClass]:
+        """A standard library class, with the attributes its
+        ``__match_args__`` name taken as there (README, Known limits)."""
+        imports, from_imports = self.facts.imports, self.facts.from_imports
+        if not is_stdlib_class(imports, from_imports, node):
+            return None
+        names = stdlib_match_args(imports, from_imports, node)
+        return KnownClass(names, names or ())
+
+    def abc(self, cls: str) -> str:
+        """The name the readable layout checks a sequence or mapping with:
+        ``Sequence`` or ``Mapping`` of ``collections.abc``, as the module
+        already imports it (from there or from ``typing``), else imported
+        under its own name, or a fresh one where the module uses that."""
+        name = self.abc_names.get(cls)
+        if name is not None:
+            return name
+        if self.facts.from_imports.get(cls) in (
+            ("collections.abc", cls),
+            ("typing", cls),
+        ):
+            name = cls
+        elif self.facts.bound is not None and not self.facts.unseen:
+            free = cls not in self.facts.bound
+            name = self.names.claim(cls) if free else self.names.readable(cls)
+            self.abc_imports[cls] = name
+        else:
+            name = self.abc_imports[cls] = self.names.readable(cls)
+        self.abc_names[cls] = name
+        return name
 
     def helper(self, attribute: str) -> str:
         """``_spam.<attribute>``. Which parts the module uses is read from the
@@ -174,6 +267,16 @@ class Lowering:
         return self.names.builtin(name)
 
 
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.C`` for a name or a chain of attributes of a name, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
 # Expressions that need no parentheses around them (exact types, as above).
 _BARE = frozenset([cst.Name, cst.Attribute, cst.Integer, cst.Float])
 
@@ -225,10 +328,7 @@ def lower_sequence(
     for i, element in enumerate(elements):
         if isinstance(element, cst.MatchStar):
             if element.name is not None:
-                end = size - i - 1
-                bindings.append(
-                    (element.name.value, f"{low.helper('items')}({v.text}, {i}, {end})")
-                )
+                bindings.append((element.name.value, _star_items(low, v, i, size)))
             continue
         if is_wildcard(element.value):
             continue
@@ -239,6 +339,17 @@ def lower_sequence(
     return all_of(*tests), bindings
 
 
+def _star_items(low: Lowering, v: Subject, start: int, size: int) -> str:
+    """The list a star capture at ``start`` takes: in the readable layout
+    sliced from a list of the items (CPython iterates the subject to
+    unpack it too), else by indexing (:mod:`.runtime`, ``items``)."""
+    end = size - start - 1
+    if low.readable:
+        items = f"{low.b('list')}({v.text})"
+        return f"{items}[{start or ''}:{-end if end else ''}]"
+    return f"{low.helper('items')}({v.text}, {start}, {end})"
+
+
 def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> Subject:
     if v.elements is not None and (star is None or i < star):
         return Subject(v.elements[i])
@@ -247,7 +358,7 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
     if star is None or i < star:
         return Subject(f"{atom(v.text)}[{i}]")
     # CPython indexes after the star with a non-negative ``len(s) - k``.
-    if v.text.isidentifier():
-        return Subject(f"{v.text}[{low.b('len')}({v.text}) - {size - i}]")
+    if v.text.isidentifier() or low.readable:
+        return Subject(f"{atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]")
     # A longer path is written once (nested stars would double it each level).
     return Subject(f"{low.helper('back')}({v.text}, {size - i})")

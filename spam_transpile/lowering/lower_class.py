@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 import libcst as cst
 from spam_transpile.lowering.facts import KnownClass
 from spam_transpile.lowering.ir import Cond, Test
-from spam_transpile.lowering.stdlib_classes import is_stdlib_class
 
 if TYPE_CHECKING:
     from spam_transpile.lowering.lower import Lowering
@@ -18,6 +17,7 @@ from spam_transpile.lowering.paths import Lowered, Subject, atom, tuple_display
 from spam_transpile.lowering.subpatterns import (
     class_keywords,
     class_lowering,
+    needs_sentinel,
     literal_test,
     may_raise,
     rejects_none,
@@ -34,7 +34,7 @@ def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
     if how == "self":
         return _lower_self_class(low, cls, positional, keywords, v)
     if how == "known":
-        known = low.facts.known_class(name) if name else None
+        known = low.known_class(p.cls)
         assert known is not None
         return _lower_known_class(low, cls, known, positional, keywords, v)
     return _lower_dynamic_class(low, p.cls, name, positional, keywords, v)
@@ -72,8 +72,9 @@ def _keyword_reads(
         # sub-patterns are tried, so a test of this attribute moves past
         # the earlier sub-patterns only where none of them can raise.
         fold = not may_raise(low, [p for p, _ in subs]) and not low.apart(pattern)
-        if fold and not (attribute.isidentifier() and attribute in known_fields):
-            missing = low.helper("MISSING")
+        known = attribute.isidentifier() and attribute in known_fields
+        if fold and not known and not (low.readable and needs_sentinel(pattern)):
+            missing = "" if low.readable else low.helper("MISSING")
             getattr_ = f"{low.b('getattr')}({v.text}, {attribute!r}"
             literal = literal_test(
                 low, pattern, f"{getattr_}, {missing})", f"{getattr_}, None)"
@@ -103,13 +104,19 @@ def _attribute(
     if attribute.isidentifier() and attribute in known:
         # A dataclass's __init__ always sets its fields.
         return Subject(f"{atom(v.text)}.{attribute}")
-    if pattern is not None and rejects_none(low, pattern):
+    if pattern is not None and not low.readable and rejects_none(low, pattern):
         # A missing attribute reads as None, which the sub-pattern rejects.
         return Subject(f"{low.b('getattr')}({v.text}, {attribute!r}, None)")
-    missing = low.helper("MISSING")
-    read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
-    # getattr() with a default swallows AttributeError only, as match_class does.
-    tests.append(Test(f"{read} is not {missing}", "attr", v.text, attribute))
+    if low.readable:
+        # hasattr() swallows AttributeError only, as match_class does
+        present = f"{low.b('hasattr')}({v.text}, {attribute!r})"
+        tests.append(Test(present, "attr", v.text, attribute))
+    else:
+        missing = low.helper("MISSING")
+        read = f"{low.b('getattr')}({v.text}, {attribute!r}, {missing})"
+        # getattr() with a default swallows AttributeError only, as
+        # match_class does.
+        tests.append(Test(f"{read} is not {missing}", "attr", v.text, attribute))
     if attribute.isidentifier() and not attribute.startswith("__"):
         return Subject(f"{atom(v.text)}.{attribute}")
     return Subject(f"{low.b('getattr')}({v.text}, {attribute!r})")
@@ -151,20 +158,17 @@ def _lower_dynamic_class(
         # helper, which raises CPython's TypeError for a non-class.
         type_ = low.b("type")
         checked = f"{cls} if {type_}({cls}) is {type_} else {checked}"
-    if name is not None and (
-        low.facts.known_class(name) is not None
-        or (_is_builtin_type(name) and low.names.builtin(name) == name)
+    known = low.known_class(node)
+    if known is not None or (
+        name is not None and _is_builtin_type(name) and low.names.builtin(name) == name
     ):
         checked = cls  # a class for sure: no type check
-    elif (
-        low.trusts_declarations
-        and not low.choosing
-        and is_stdlib_class(low.facts.imports, low.facts.from_imports, node)
-    ):
-        checked = cls  # the readable layout trusts the standard library
+    elif low.trusts_class(node):
+        checked = cls  # the readable layout trusts declarations and imports
     tests: List[Cond] = [_isinstance(low, v, checked)]
     if not positional:
-        subs = _keyword_reads(low, keywords, v, tests, known_fields=())
+        fields = known.fields if known is not None else ()
+        subs = _keyword_reads(low, keywords, v, tests, known_fields=fields)
         return with_subpatterns(low, tests, subs)
     kw_names = tuple_display([repr(k) for k, _ in keywords])
     values = f"{low.helper('attrs')}({v.text}, {cls}, {len(positional)}, {kw_names})"

@@ -23,6 +23,7 @@ from spam_transpile.lowering.subpatterns import (
     is_literal_key,
     literal_test,
     may_raise,
+    needs_sentinel,
     rejects_none,
 )
 
@@ -37,7 +38,7 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         # lookups decide alone (PEP 634 leaves len() calls unspecified).
         tests.append(len_test(low, v, ">=", len(elements)))
     keys = [low.expr(element.key) for element in elements]
-    missing = low.helper("MISSING")
+    missing = "" if low.readable else low.helper("MISSING")
     get = f"{atom(v.text)}.get"
     bindings: Bindings = []
     values: List[Tuple[cst.MatchMappingElement, Subject]] = []
@@ -61,22 +62,41 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         )
         read = f"{get}({key}, {missing})"
         literal = (
-            literal_test(low, element.pattern, read, f"{get}({key})") if fold else None
+            literal_test(low, element.pattern, read, f"{get}({key})")
+            if fold and not (low.readable and needs_sentinel(element.pattern))
+            else None
         )
         if literal is not None:
             # The sentinel equals no literal: one test checks both.
             tests.append(literal)
             continue
-        if not (fold and rejects_none(low, element.pattern)):
+        if fold and not low.readable and rejects_none(low, element.pattern):
+            # ``get`` returns None for a missing key, which the sub-pattern
+            # rejects as it would reject the missing key.
+            values.append((element, Subject(f"{get}({key})")))
+        elif low.readable:
+            # As a person writes it: ``in``, then the item (CPython calls
+            # ``get``: README, Known limits).
+            tests.append(Test(f"{key} in {v.text}", "key", v.text, key))
+            values.append((element, Subject(f"{atom(v.text)}[{key}]")))
+        else:
             tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
-        # else ``get`` returns None for a missing key, which the sub-pattern
-        # rejects as it would reject the missing key.
-        values.append((element, Subject(f"{get}({key})")))
+            values.append((element, Subject(f"{get}({key})")))
     for element, value in values:
         cond, inner = low.lower(element.pattern, value)
         tests.append(cond)
         bindings.extend(inner)
     if p.rest is not None:
         listed = tuple_display(keys)
-        bindings.append((p.rest.value, f"{low.helper('rest')}({v.text}, {listed})"))
+        if low.readable and not dynamic:
+            # ``dict(v)`` without the keys, as CPython makes it; a literal
+            # key needs no name the comprehension cannot see (in a class
+            # body), whose first iterable is read where the match is.
+            rest = (
+                f"{{key: value for key, value in {low.b('dict')}({v.text}).items()"
+                f" if key not in {listed}}}"
+            )
+        else:
+            rest = f"{low.helper('rest')}({v.text}, {listed})"
+        bindings.append((p.rest.value, rest))
     return all_of(*tests), bindings

@@ -211,6 +211,17 @@ class Names:
         ``hint_2`` and so on when the module already uses it."""
         return self._first_free(hint, (f"{hint}_{n}" for n in itertools.count(2)))
 
+    @property
+    def shadowed(self) -> FrozenSet[str]:
+        """The builtins' names the module may bind."""
+        return self._shadowed
+
+    def claim(self, name: str) -> str:
+        """``name``, which the caller knows the module binds nowhere (it
+        may still appear in its text), kept from every later choice."""
+        self._taken.add(name)
+        return name
+
     def helper_name(self) -> str:
         """The one private name the module's helper is bound to."""
         others = (f"{HELPER_NAME}{n}" for n in itertools.count(1))

@@ -89,10 +89,25 @@ def kind_test(low: Lowering, v: Subject, kind: str) -> Test:
         f"{low.b('type')}({v.text}) is {exact} or "
         f"{low.helper('kind')}({v.text}) == {number}"
     )
-    # What a type checker narrows on: the helper's classes decide as ``kind``.
-    cls = low.helper("Sequence" if kind == "sequence" else "Mapping")
-    readable = f"{low.b('isinstance')}({v.text}, {cls})"
-    return Test(text, "kind", v.text, kind, readable)
+    return Test(text, "kind", v.text, kind, _readable_kind_test(low, v, kind))
+
+
+def _readable_kind_test(low: Lowering, v: Subject, kind: str) -> str:
+    """What a person writes, and a type checker narrows on: the ABCs of
+    ``collections.abc``; a sequence is not text (CPython's flags leave
+    ``str``, ``bytes`` and ``bytearray`` out). README, Known limits: the
+    ABCs also answer for classes registered with them in ways the flags
+    do not follow."""
+    if not low.readable:
+        return ""
+    isinstance_ = low.b("isinstance")
+    if kind == "mapping":
+        return f"{isinstance_}({v.text}, {low.abc('Mapping')})"
+    text = ", ".join(low.b(name) for name in ("str", "bytes", "bytearray"))
+    return (
+        f"{isinstance_}({v.text}, {low.abc('Sequence')})"
+        f" and not {isinstance_}({v.text}, ({text}))"
+    )
 
 
 def len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:

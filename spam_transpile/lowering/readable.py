@@ -43,10 +43,10 @@ from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import read_calls_once
 from spam_transpile.lowering.bodies import indented_block, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
+from spam_transpile.lowering.guard_values import guards_reading_values, names_read
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.scopes import bound_besides
 from spam_transpile.lowering.subjects import local_subject
-from spam_transpile.lowering.subject_facts import SharedKeys
 
 from spam_transpile.lowering.readable_passes import (
     SharedLength,
@@ -95,6 +95,8 @@ class ReadableMatch:
         #: the helper's field reads named so far (``_fields_once``)
         self._fields: Dict[str, str] = {}
         self._attributes: Dict[str, str] = {}
+        #: per case index: its guard reading the captured values
+        self._guards: Dict[int, cst.BaseExpression] = {}
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
@@ -148,6 +150,11 @@ class ReadableMatch:
         lowered = [
             self.owner.lowering.lower_case(case.pattern, self.info) for case in cases
         ]
+        function = self.owner.scopes[-1].node
+        if self.scope_kind == "function" and function is not None:
+            self._guards = guards_reading_values(
+                function, self.original, self.node, lowered
+            )
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
         runs = segments(
@@ -155,6 +162,7 @@ class ReadableMatch:
             [case.pattern for case in cases],
             self.scope_kind == "function",
             self.owner.names.builtin,
+            trusts_operators=True,
         )
         limit = runs[0][1]
         shared, unshared = lowered[:limit], lowered[limit:]
@@ -162,21 +170,11 @@ class ReadableMatch:
         if length is not None:
             out.append(_statement(length.statement))
             shared = [length.apply(pattern) for pattern in shared]
-        keys = self._shared_keys(shared) if length is None else None
-        if keys is not None and keys.check is not None:
-            check = keys.check.readable or keys.check.expr
-            for statement in keys.assignments(check, in_lookup_order=True):
-                out.append(_statement(statement))
-            # As for the shared length, a type checker needs the mapping
-            # check to narrow a local name of a declared type.
-            drop = not (self.subject_var is None and self._annotated_function())
-            shared = [keys.rewrite(pattern, drop) for pattern in shared]
         lowered = self._later_lengths(shared + unshared, runs[1:], length)
         lowered = [self._fields_once(pattern) for pattern in lowered]
         lowered = [self._attributes_once(pattern) for pattern in lowered]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
-        added += list(keys.keys.values()) if keys is not None else []
         # Module and class bodies: these are no attributes of theirs. Each
         # body deletes them first thing (after its captures are read), so a
         # ``break``, a ``continue`` or an exception in the body leaves none
@@ -290,9 +288,9 @@ class ReadableMatch:
             return []
         wanted: List[str] = []
         if not self.owner.target.has_walrus:
-            for case, pattern in zip(cases, lowered):
+            for index, (case, pattern) in enumerate(zip(cases, lowered)):
                 stored = [n for alt in stores_in(pattern.cond) for n, _ in alt]
-                if case.guard is not None:
+                if case.guard is not None and index not in self._guards:
                     stored += [name for name, _ in pattern.bindings]
                 wanted += [name for name in stored if name not in wanted]
         if self._annotated_function():
@@ -363,20 +361,6 @@ class ReadableMatch:
         word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
         snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
         return self.owner.names.readable(f"{snake}_fields")
-
-    def _shared_keys(self, lowered: Sequence[LoweredPattern]) -> Optional[SharedKeys]:
-        helper = self.owner.lowering.helper_name
-        if not helper:
-            return None  # no mapping check the helper answers
-        keys = SharedKeys(self.subject, helper, lowered, self._key_variable)
-        return keys if keys.keys else None
-
-    def _key_variable(self, key: str) -> str:
-        """``event_type`` for ``event.get("type")``."""
-        value = ast.literal_eval(key)
-        word = value if isinstance(value, str) and value.isidentifier() else "key"
-        stem = self.subject if self.subject.isidentifier() else "value"
-        return self.owner.names.readable(f"{stem}_{word}".lstrip("_"))
 
     def _annotated_function(self) -> bool:
         node = self.owner.scopes[-1].node
@@ -509,11 +493,12 @@ class ReadableMatch:
     ) -> Union[cst.If, cst.Else]:
         """``may_be_else``: the last of its chain, after another: ``else:``
         where it always matches."""
-        guard = case.guard
-        body = self._body(case, pattern)
+        index = next(i for i, c in enumerate(self.node.cases) if c is case)
+        guard = self._guards.get(index, case.guard)
+        body = self._body(case, pattern, assigned=index in self._guards)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
-        test = self._test(pattern, guard)
+        test = self._test(pattern, guard, stored=index not in self._guards)
         return cst.If(
             test=Raw(test),
             body=body,
@@ -521,13 +506,22 @@ class ReadableMatch:
             leading_lines=list(leading_lines),
         )
 
-    def _body(self, case: cst.MatchCase, pattern: LoweredPattern) -> cst.IndentedBlock:
+    def _body(
+        self, case: cst.MatchCase, pattern: LoweredPattern, assigned: bool = False
+    ) -> cst.IndentedBlock:
         """The case's body, its captures assigned first where no guard
-        stored them (and, in module and class bodies, the temporaries
-        deleted)."""
+        stored them (``assigned``: its guard read their values instead) and,
+        in module and class bodies, the temporaries deleted."""
         body = indented_block(case.body)
         first: List[cst.BaseStatement] = []
-        if case.guard is None and pattern.bindings:
+        if assigned:
+            read = names_read(case.body)
+            used = tuple((n, v) for n, v in pattern.bindings if n in read)
+            if used:
+                first += self._binding_statements(
+                    case, LoweredPattern(pattern.cond, used), used == pattern.bindings
+                )
+        elif case.guard is None and pattern.bindings:
             first += self._binding_statements(case, pattern)
         if self._doomed:
             first.append(self._delete())
@@ -537,14 +531,18 @@ class ReadableMatch:
         return body
 
     def _test(
-        self, pattern: LoweredPattern, guard: Optional[cst.BaseExpression]
+        self,
+        pattern: LoweredPattern,
+        guard: Optional[cst.BaseExpression],
+        stored: bool = True,
     ) -> str:
+        """``stored``: the guard reads the captures, stored before it."""
         parts: List[str] = []
         if not is_true(pattern.cond):
             cond = emit.render_cond(pattern.cond, readable=True, binder=self._binder())
             parts.append(cond)
         if guard is not None:
-            if pattern.bindings:
+            if pattern.bindings and stored:
                 binder = self._binder()
                 parts.append(emit.store_text(pattern.bindings, binder, readable=True))
             parts.append(emit.guard_operand(guard, self.owner.code(guard).strip()))
@@ -572,9 +570,11 @@ class ReadableMatch:
         return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
 
     def _binding_statements(
-        self, case: cst.MatchCase, pattern: LoweredPattern
+        self, case: cst.MatchCase, pattern: LoweredPattern, every: bool = True
     ) -> List[cst.SimpleStatementLine]:
-        unpacked = unpacking(case.pattern, self.subject)
+        """``every``: ``pattern`` has every binding of the case (else a
+        sequence is not unpacked)."""
+        unpacked = unpacking(case.pattern, self.subject) if every else None
         if unpacked is not None:
             return [_statement(unpacked)]
         values = [

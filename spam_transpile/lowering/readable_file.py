@@ -5,54 +5,176 @@ the source's own line endings."""
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
-from typing import Iterable, List, Sequence, Tuple
+from keyword import iskeyword
+import re
+from typing import AbstractSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
-from spam_transpile.lowering.runtime import HELPER_NAME, helper_key, helper_source
+from spam_transpile.lowering.runtime import PARTS, wanted_parts
 
 from spam_transpile.lowering.readable import LINE_LENGTH
 
 
 def place_readable_helper(
-    module: cst.Module, name: str, used: Iterable[str]
+    module: cst.Module,
+    name: str,
+    used: Iterable[str],
+    function: str,
+    shadowed: AbstractSet[str],
 ) -> cst.Module:
-    """The helper as a block after the module's docstring, __future__ imports
-    and leading imports."""
-    text = helper_source(used)
-    key = helper_key(text)
+    """The helper as ordinary code after the module's docstring,
+    ``__future__`` imports and leading imports: a private ``function``
+    that defines the parts the module uses, called once for ``name``.
+    Only what the tool cannot know needs it (a class no declaration
+    describes, a positional pattern on a class from outside the project,
+    ``:=`` missing before 3.8); each module that does holds its own, so
+    every module still imports alone (README, Known limits)."""
+    parts = wanted_parts(used)
+    exported = ", ".join(f"{part}={part}" for part in parts if part[0] != "_")
+    text = "".join(PARTS[part][1] for part in parts)
+    text += f'return __import__("types").SimpleNamespace({exported})\n'
+    # The parts read builtins by name, now from the module's globals: where
+    # the module may bind such a name, the builtins are taken first.
+    builtin = sorted(
+        name
+        for name in set(re.findall(r"\b\w+\b", text))
+        if name in shadowed and hasattr(builtins, name) and not iskeyword(name)
+    )
+    if builtin:
+        text = f"from builtins import {', '.join(builtin)}\n" + text
+    body = "".join(f"    {line}\n" if line else "\n" for line in text.splitlines())
     # ``global``: under ``exec(code, globals, locals)`` the module's
     # functions read their globals, where a plain assignment would not go.
-    # The namespace's __name__ is not the key it is kept under (cloudpickle
-    # copies it by value then, instead of importing it).
     source = (
+        f"def {function}():\n"
+        f'    """What the match statements below need at run time."""\n'
+        f"{body}"
+        f"\n\n"
         f"global {name}\n"
-        f'{name} = __import__("sys").modules.get("{key}")\n'
-        f"if {name} is None:\n"
-        f'    {name} = __import__("types").ModuleType("{HELPER_NAME}")\n'
-        f"    exec({_block_string(text)}, vars({name}))\n"
-        f'    {name} = __import__("sys").modules.setdefault("{key}", {name})\n'
+        f"{name} = {function}()\n"
     )
-    block = list(cst.parse_module(source).body)
+    return _after_imports(module, list(cst.parse_module(source).body))
+
+
+def place_abc_import(module: cst.Module, names: Mapping[str, str]) -> cst.Module:
+    """``from collections.abc import Mapping, Sequence`` (``names``: each
+    class and the name the module reads it by) as the first of the module's
+    leading imports after ``__future__``'s: the standard library's come
+    first (isort)."""
+    aliases = ", ".join(
+        cls if name == cls else f"{cls} as {name}"
+        for cls, name in sorted(names.items())
+    )
     body = list(module.body)
+    existing = _abc_import_at(body)
+    if existing is not None:
+        # the module's own ``from collections.abc import ...`` takes them
+        statement = body[existing]
+        assert isinstance(statement, cst.SimpleStatementLine)
+        small = statement.body[0]
+        assert isinstance(small, cst.ImportFrom)
+        assert not isinstance(small.names, cst.ImportStar)
+        added = cst.parse_statement(f"from collections.abc import {aliases}\n")
+        assert isinstance(added, cst.SimpleStatementLine)
+        new = added.body[0]
+        assert isinstance(new, cst.ImportFrom)
+        assert not isinstance(new.names, cst.ImportStar)
+        more = new.names
+        merged = small.with_changes(
+            names=[
+                *small.names[:-1],
+                small.names[-1].with_changes(
+                    comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                ),
+                *more,
+            ],
+            lpar=None,
+            rpar=None,
+        )
+        body[existing] = statement.with_changes(body=[merged])
+        return module.with_changes(body=body)
+    line = cst.parse_statement(f"from collections.abc import {aliases}\n")
+    index = 1 if body and _is_docstring(body[0]) else 0
+    while index < len(body) and _is_future_import(body[index]):
+        index += 1
+    if index < len(body) and _is_import(body[index]) and index:
+        first = body[index]
+        body[index] = first.with_changes(leading_lines=[])
+        line = line.with_changes(leading_lines=first.leading_lines)
+        return module.with_changes(body=[*body[:index], line, *body[index:]])
+    if index < len(body) and _is_import(body[index]):
+        return module.with_changes(body=[line, *body])
+    return _after_imports(module, [line])
+
+
+def _abc_import_at(body: Sequence[cst.BaseStatement]) -> Optional[int]:
+    """The index of a leading ``from collections.abc import a, b`` line
+    (one statement on its line, no star), if the module has one."""
+    # among the leading imports only: a later one binds too late for a
+    # match at the top level above it
+    for index, statement in enumerate(body[: _end_of_imports(body)]):
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        if len(statement.body) != 1:
+            continue
+        small = statement.body[0]
+        if (
+            isinstance(small, cst.ImportFrom)
+            and not small.relative
+            and small.module is not None
+            and cst.Module([]).code_for_node(small.module) == "collections.abc"
+            and not isinstance(small.names, cst.ImportStar)
+        ):
+            return index
+    return None
+
+
+def _is_future_import(statement: cst.BaseStatement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.ImportFrom)
+        and isinstance(small.module, cst.Name)
+        and small.module.value == "__future__"
+        for small in statement.body
+    )
+
+
+def _end_of_imports(body: Sequence[cst.BaseStatement]) -> int:
     index = 0
     if index < len(body) and _is_docstring(body[index]):
         index += 1
     while index < len(body) and _is_import(body[index]):
         index += 1
+    return index
+
+
+def _after_imports(module: cst.Module, block: List[cst.BaseStatement]) -> cst.Module:
+    body = list(module.body)
+    index = _end_of_imports(body)
     following = body[index:] if index < len(body) else []
     block[0] = block[0].with_changes(leading_lines=[cst.EmptyLine()] if index else [])
-    if following and not following[0].leading_lines:
-        following[0] = following[0].with_changes(leading_lines=[cst.EmptyLine()])
+    if following:
+        # as black spaces them: two blank lines before a ``def`` or a
+        # ``class``, one before other statements
+        blank = 2 if isinstance(following[0], (cst.FunctionDef, cst.ClassDef)) else 1
+        lines = list(following[0].leading_lines)
+        empty = len(lines) - len(lines_after_blanks(lines))
+        if empty < blank:
+            lines[:0] = [cst.EmptyLine()] * (blank - empty)
+        following[0] = following[0].with_changes(leading_lines=lines)
     return module.with_changes(body=[*body[:index], *block, *following])
 
 
-def _block_string(text: str) -> str:
-    assert '"""' not in text and "\\" not in text
-    return '"""\\\n' + text.rstrip("\n") + '"""'
+def lines_after_blanks(lines: List[cst.EmptyLine]) -> List[cst.EmptyLine]:
+    """``lines`` without the blank lines they start with."""
+    start = 0
+    while start < len(lines) and lines[start].comment is None:
+        start += 1
+    return lines[start:]
 
 
 def _is_import(statement: cst.BaseStatement) -> bool:
@@ -61,11 +183,15 @@ def _is_import(statement: cst.BaseStatement) -> bool:
     )
 
 
-def format_readable(source: str, output: str, filename: str) -> str:
-    """Black over the lines of ``output`` that are not ``source``'s own."""
+def format_readable(
+    source: str, output: str, filename: str, line_length: int = LINE_LENGTH
+) -> str:
+    """Black over the lines of ``output`` that are not ``source``'s own,
+    wrapped at ``line_length``."""
     lines = changed_lines(source, output)
     if not lines:
         return output
+    lines = _with_definitions_after(lines, output.splitlines())
     try:
         import black
     except ImportError:
@@ -78,7 +204,7 @@ def format_readable(source: str, output: str, filename: str) -> str:
             lineno=1,
             offset=1,
         ) from None
-    mode = black.Mode(line_length=LINE_LENGTH)
+    mode = black.Mode(line_length=line_length)
     try:
         formatted = black.format_str(output, mode=mode, lines=_ranges(lines))
     except Exception:
@@ -86,6 +212,25 @@ def format_readable(source: str, output: str, filename: str) -> str:
     if not _same_ast(output, formatted):
         return output
     return formatted
+
+
+_TOP_DEFINITION = ("def ", "class ", "async def ", "@")
+
+
+def _with_definitions_after(lines: List[int], text: Sequence[str]) -> List[int]:
+    """``lines`` and each top-level ``def``, ``class`` or decorator line
+    right after a run of them: black decides the blank lines before such a
+    line only when it formats the line (after an inserted import or the
+    helper, two)."""
+    taken = set(lines)
+    extra = [
+        number + 1
+        for number in lines
+        if number + 1 not in taken
+        and number < len(text)
+        and text[number].startswith(_TOP_DEFINITION)
+    ]
+    return sorted(taken.union(extra))
 
 
 def with_line_endings(source: str, output: str) -> str:

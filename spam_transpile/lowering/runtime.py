@@ -37,9 +37,9 @@ still needs nothing installed at run time. The parts:
   before 3.10: the emulation takes each registration as made before any
   subclass of the registered class was created, and a class registered
   with both kinds as a mapping (README, "Known limits").
-- ``Sequence``, ``Mapping``: what the readable layout tests with
-  ``isinstance(v, _spam.Sequence)``; they answer as ``kind`` does (a
-  built-in type from a table, without calling ``_k``).
+- ``Sequence``, ``Mapping``: classes whose ``isinstance`` answers as
+  ``kind`` does (a built-in type from a table, without calling ``_k``).
+  The readable layout uses ``collections.abc``'s instead.
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
@@ -270,6 +270,13 @@ _PIECE = 300
 def helper_source(used: Iterable[str]) -> str:
     """The helper's source with the parts ``used`` and what they need
     (``MISSING`` always: it tells whether the helper is there yet)."""
+    wanted = wanted_parts(used)
+    return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
+
+
+def wanted_parts(used: Iterable[str]) -> List[str]:
+    """The parts ``used``, those they need and ``MISSING``, in the order
+    they are emitted."""
     wanted: set = {"MISSING"}
 
     def want(part: str) -> None:
@@ -281,7 +288,7 @@ def helper_source(used: Iterable[str]) -> str:
     for part in used:
         if part in PARTS:
             want(part)
-    return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
+    return [part for part in PARTS if part in wanted]
 
 
 #: The helper namespace's ``__name__``: no module of that name is ever

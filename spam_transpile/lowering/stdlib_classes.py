@@ -20,7 +20,7 @@ from typing import Mapping, Optional, Tuple
 
 import libcst as cst
 
-__all__ = ["is_stdlib_class"]
+__all__ = ["in_stdlib", "is_stdlib_class", "stdlib_match_args"]
 
 # Modules whose import does something besides defining names.
 _NEVER = frozenset({"antigravity", "this", "idlelib", "turtle", "turtledemo"})
@@ -44,6 +44,34 @@ def is_stdlib_class(
     return module is not None and _is_class(module, node.attr.value)
 
 
+def stdlib_match_args(
+    imports: Mapping[str, str],
+    from_imports: Mapping[str, Tuple[str, str]],
+    node: cst.BaseExpression,
+) -> Optional[Tuple[str, ...]]:
+    """The ``__match_args__`` of the standard library class ``node`` names
+    (:func:`is_stdlib_class`), as the tool's own copy of it has them (a
+    reviewer reads ``ast.BinOp(left, op, right)`` by those names), or None
+    where it has none that is a tuple of names."""
+    if isinstance(node, cst.Name):
+        found = from_imports.get(node.value)
+        return _match_args(*found) if found is not None else None
+    if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name):
+        return None
+    module = imports.get(node.value.value)
+    return _match_args(module, node.attr.value) if module is not None else None
+
+
+@functools.lru_cache(maxsize=None)
+def _match_args(module: str, name: str) -> Optional[Tuple[str, ...]]:
+    if not _is_class(module, name):
+        return None
+    found = getattr(getattr(_stdlib_module(module), name), "__match_args__", None)
+    if type(found) is tuple and all(type(n) is str and n.isidentifier() for n in found):
+        return found
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def _is_class(module: str, name: str) -> bool:
     loaded = _stdlib_module(module)
@@ -58,6 +86,11 @@ def _stdlib_module(module: str) -> Optional[object]:
         return importlib.import_module(module)
     except Exception:  # a module this interpreter lacks or cannot import
         return None
+
+
+def in_stdlib(module: str) -> bool:
+    """Whether ``module`` (absolute, dotted) is of the standard library."""
+    return _in_stdlib(module.partition(".")[0])
 
 
 @functools.lru_cache(maxsize=None)

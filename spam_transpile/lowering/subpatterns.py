@@ -41,6 +41,16 @@ def literal_test(
     return None
 
 
+def needs_sentinel(pattern: cst.MatchPattern) -> bool:
+    """Whether :func:`literal_test` compares with a sentinel for a missing
+    value (the readable layout tests presence instead)."""
+    return isinstance(pattern, cst.MatchSingleton) or (
+        isinstance(pattern, cst.MatchValue)
+        and is_literal_key(pattern.value)
+        and not is_number_or_text(pattern.value)
+    )
+
+
 def rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
     """True if ``pattern`` never matches None (so a missing key or attribute,
     read as None, fails it just as CPython's missing value does)."""
@@ -52,11 +62,11 @@ def rejects_none(low: Lowering, pattern: cst.MatchPattern) -> bool:
         return True  # None is neither a sequence nor a mapping
     if isinstance(pattern, cst.MatchValue) and is_number_or_text(pattern.value):
         return True  # ``None == literal`` is False: NoneType's __eq__ decides
-    if isinstance(pattern, cst.MatchClass) and isinstance(pattern.cls, cst.Name):
-        name = pattern.cls.value
+    if isinstance(pattern, cst.MatchClass):
+        name = pattern.cls.value if isinstance(pattern.cls, cst.Name) else ""
         if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
             return True
-        return low.facts.known_class(name) is not None
+        return low.known_class(pattern.cls) is not None
     return False
 
 
@@ -99,12 +109,10 @@ def class_lowering(low: Lowering, p: cst.MatchClass) -> str:
     ``__match_args__`` fit the sub-patterns), else "dynamic" (through the
     helper, which raises CPython's TypeErrors)."""
     name = p.cls.value if isinstance(p.cls, cst.Name) else None
-    if name is None:
-        return "dynamic"
     if name in runtime.MATCH_SELF_TYPES and low.names.builtin(name) == name:
         if len(p.patterns) <= 1:
             return "self"
-    known = low.facts.known_class(name)
+    known = low.known_class(p.cls)
     if known is None or known.match_args is None:
         return "dynamic"
     if len(p.patterns) > len(known.match_args):

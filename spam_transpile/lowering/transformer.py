@@ -42,7 +42,10 @@ from spam_transpile.lowering.lower import Lowering
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.positions import MatchPositions
 from spam_transpile.lowering.readable import ReadableMatch
-from spam_transpile.lowering.readable_file import place_readable_helper
+from spam_transpile.lowering.readable_file import (
+    place_abc_import,
+    place_readable_helper,
+)
 from spam_transpile.lowering.runtime import helper_statement
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION, MODULE, Scope
 from spam_transpile.settings import Target
@@ -401,9 +404,19 @@ class MatchLowering(cst.CSTTransformer):
             # a match line asked for the helper; if none of its code read it
             # in the end, the placeholder is a statement that does nothing
             self.helper_binding[0] = "pass"
+        if self.lowering.used_abcs and self.failed is None and self.readable:
+            used = self.lowering.used_abcs
+            names = self.lowering.abc_imports
+            module = place_abc_import(module, {c: names[c] for c in used})
         if self.lowering.used_helper and self.failed is None and self.readable:
+            name = self.lowering.helper_name
+            function = self.lowering.names.readable(f"{name}_parts")
             module = place_readable_helper(
-                module, self.lowering.helper_name, self.lowering.used_parts
+                module,
+                name,
+                self.lowering.used_parts,
+                function,
+                self.lowering.names.shadowed,
             )
         elif self.lowering.used_helper and self.failed is None:
             name, used = self.lowering.helper_name, self.lowering.used_parts

@@ -1,0 +1,193 @@
+"""The readable layout's guards read the captured values where they are.
+
+``case LineItem(quantity=q, unit_price=p) if q >= 10:`` is written as a
+person writes it: ``isinstance(item, LineItem) and item.quantity >= 10``,
+then ``q, p = item.quantity, item.unit_price`` in the body, instead of
+storing the captures inside the test (``[q := item.quantity, ...] and q >=
+10``).
+
+CPython binds the captures before it runs the guard, and a failed guard
+leaves them bound. Here they are bound only once the guard held, so this
+is done only where nothing can tell the difference:
+
+- in a function, whose variables no other code sees; not one that reads
+  its frame (``locals()``, ``vars()``, ``dir()``, ``eval``, ``exec``,
+  ``sys._getframe``), nor where a capture is declared ``global`` or
+  ``nonlocal``;
+- each capture appears in the function only in the cases of this match
+  statement that capture it (which bind it before reading it) and as the
+  plain target of an assignment elsewhere: no other statement reads or
+  deletes it, no nested function closes over it;
+- the guard makes no call, stores nothing, and makes no function or
+  comprehension: reading a value again there gives what the capture
+  held (the readable layout trusts operators not to change the subject,
+  :mod:`.guards`);
+- each value is a path from the subject (attributes, items, keys, ``len``):
+  no helper call, and not a new list or dict (a star capture's, a ``**rest``
+  one's), which would be made again at each read.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, Iterator, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from spam_transpile.lowering.guards import calls
+from spam_transpile.lowering.ir import LoweredPattern, Value
+from spam_transpile.lowering.scopes import capture_names_of
+from spam_transpile.syntax.cstwalk import descendants
+
+__all__ = ["guards_reading_values", "names_read"]
+
+_FRAME_READERS = frozenset(
+    {"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe"}
+)
+
+
+def guards_reading_values(
+    function: cst.CSTNode,
+    original: cst.Match,
+    match: cst.Match,
+    lowered: Sequence[LoweredPattern],
+) -> Dict[int, cst.BaseExpression]:
+    """Per guarded case of ``match`` (``original``: as the source has it, in
+    ``function``) whose captures can be assigned after its test, its guard
+    reading their values instead."""
+    found: Dict[int, cst.BaseExpression] = {}
+    for index, (case, pattern) in enumerate(zip(match.cases, lowered)):
+        if case.guard is None or not pattern.bindings:
+            continue
+        guard = guard_reading_values(
+            function, original, index, case.guard, pattern.bindings
+        )
+        if guard is not None:
+            found[index] = guard
+    return found
+
+
+def guard_reading_values(
+    function: cst.CSTNode,
+    match: cst.Match,
+    index: int,
+    guard: cst.BaseExpression,
+    bindings: Sequence[Tuple[str, Value]],
+) -> Optional[cst.BaseExpression]:
+    """``guard`` (of case ``index`` of ``match``, the original node, in
+    ``function``) with each capture replaced by the path it reads, or None
+    where the captures must be stored before the guard runs."""
+    values: Dict[str, str] = {}
+    for name, value in bindings:
+        if not isinstance(value, str) or not _is_path(value):
+            return None
+        values[name] = value
+    if not values or calls(guard):
+        return None
+    if not _used_only_where_captured(function, match, frozenset(values)):
+        return None
+    return guard.visit(_Substitute(values))  # type: ignore[return-value]
+
+
+def names_read(node: cst.CSTNode) -> FrozenSet[str]:
+    """The variable names ``node`` mentions (not attribute or keyword
+    names). Where a guard reads the values, the captures the body does not
+    mention need no assignment: nothing else reads them."""
+    skipped: Set[int] = set()
+    found: Set[str] = set()
+    for inner in descendants(node):
+        if isinstance(inner, cst.Attribute):
+            skipped.add(id(inner.attr))
+        elif isinstance(inner, cst.Arg) and inner.keyword is not None:
+            skipped.add(id(inner.keyword))
+        elif isinstance(inner, cst.Name) and id(inner) not in skipped:
+            found.add(inner.value)
+    return frozenset(found)
+
+
+def _is_path(value: str) -> bool:
+    """A read from the subject: names, attributes, subscripts by constants
+    and ``len(x) - k``, and ``getattr(x, "name")``."""
+    try:
+        tree = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return False
+    return _path_node(tree)
+
+
+def _path_node(node: ast.expr) -> bool:
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _path_node(node.value)
+    if isinstance(node, ast.Subscript):
+        return _path_node(node.value) and _path_node(node.slice)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        return _path_node(node.left) and _path_node(node.right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return (
+            node.func.id in ("len", "getattr")
+            and not node.keywords
+            and all(_path_node(a) for a in node.args)
+        )
+    return False
+
+
+def _used_only_where_captured(
+    function: cst.CSTNode, match: cst.Match, names: FrozenSet[str]
+) -> bool:
+    inside: Set[int] = set()
+    for case in match.cases:
+        if names & set(capture_names_of(case.pattern)):
+            inside.update(id(node) for node in descendants(case))
+    assigned: Set[int] = set()
+    skipped: Set[int] = set()
+    for node in descendants(function):
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
+            assigned.add(id(node.target))
+        elif isinstance(node, cst.Attribute):
+            skipped.add(id(node.attr))  # ``obj.name`` reads no variable
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skipped.add(id(node.keyword))
+        elif isinstance(node, cst.Name) and node.value in _FRAME_READERS:
+            return False
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            if names & {n.name.value for n in node.names}:
+                return False
+    for node in _names_outside(function, inside):
+        if node.value in names and id(node) not in assigned | skipped:
+            return False
+    return True
+
+
+def _names_outside(node: cst.CSTNode, inside: Set[int]) -> Iterator[cst.Name]:
+    if id(node) in inside:
+        return
+    if isinstance(node, cst.Name):
+        yield node
+    for child in node.children:
+        yield from _names_outside(child, inside)
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, values: Dict[str, str]) -> None:
+        super().__init__()
+        self.values = values
+        self._skip: Set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip.add(id(node.keyword))
+
+    def leave_Name(
+        self, original_node: cst.Name, updated_node: cst.Name
+    ) -> cst.BaseExpression:
+        value = self.values.get(original_node.value)
+        if value is None or id(original_node) in self._skip:
+            return updated_node
+        return cst.parse_expression(value).with_changes(
+            lpar=updated_node.lpar, rpar=updated_node.rpar
+        )
