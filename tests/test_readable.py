@@ -710,3 +710,35 @@ def test_the_abcs_join_the_modules_own_collections_abc_import() -> None:
         "from __future__ import annotations\n\n"
         "from collections.abc import Mapping, Sequence\nimport os\n"
     ) in readable
+
+
+def test_alternative_classes_are_one_isinstance(tmp_path: Path) -> None:
+    source = (
+        "class Foo:\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "def f(v):\n"
+        "    match v:\n"
+        "        case int() | float():\n"
+        "            return 'number'\n"
+        "        case str(x) | bytes(x):\n"
+        "            return x\n"
+        "        case Foo() | Bar():\n"
+        "            return 'object'\n"
+        "\n"
+        "\n"
+        "Bar = 3  # not a class: CPython raises only when it gets to it\n"
+        "for value in [1, 2.5, 'a', b'b', Foo()]:\n"
+        "    print(f(value))\n"
+        "try:\n"
+        "    f(None)\n"
+        "except TypeError as error:\n"
+        "    print(type(error).__name__)\n"
+    )
+    out = transpile(source, layout="readable")
+    assert "    if isinstance(v, (int, float)):\n" in out
+    assert "    elif isinstance(v, (str, bytes)):\n        x = v\n" in out
+    # a name that may not be a class keeps its check, made in turn
+    assert "isinstance(v, (Foo, Bar))" not in out
+    assert_runs_like_native(source, out, tmp_path, ("3.9", "3.7"))

@@ -135,4 +135,4 @@ def test_alternatives_that_choose_a_capture_keep_their_checks() -> None:
     )
     out = _readable(program)
     assert "_spam.cls(ast.BoolOp)" in out and "_spam.cls(ast.List)" in out
-    assert "isinstance(node, ast.Tuple) or isinstance(node, ast.Set)" in out
+    assert "isinstance(node, (ast.Tuple, ast.Set))" in out

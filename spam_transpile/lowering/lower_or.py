@@ -4,7 +4,7 @@ by the alternative that matched."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import (
@@ -53,6 +53,9 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         lowered = [low.lower(element.pattern, v) for element in p.patterns]
     finally:
         low.choosing -= binds
+    merged = _one_isinstance(low, lowered, v)
+    if merged is not None:
+        return merged, list(lowered[0][1])
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
     names: List[str] = []
@@ -179,3 +182,28 @@ def _in_is_exact(node: cst.BaseExpression) -> bool:
 
 def _value_key(value: Value) -> str:
     return value if isinstance(value, str) else repr(value)
+
+
+def _one_isinstance(
+    low: Lowering, lowered: Sequence[Lowered], v: Subject
+) -> Optional[Cond]:
+    """Readable layout: ``int() | float()`` as ``isinstance(v, (int,
+    float))``, as a person writes it; only for classes named as they are
+    (none checked at run time, which CPython does only when it gets there)
+    and alternatives that capture the same values (``str(x) | bytes(x)``)."""
+    if not low.readable or len(lowered) < 2:
+        return None
+    classes: List[str] = []
+    for cond, bindings in lowered:
+        if (
+            list(bindings) != list(lowered[0][1])
+            or not isinstance(cond, Test)
+            or cond.kind != "isinstance"
+            or cond.path != v.text
+            or not isinstance(cond.fact, str)
+            or not cond.fact.replace(".", "").replace("_", "").isalnum()
+        ):
+            return None
+        classes.append(cond.fact)
+    text = f"{low.b('isinstance')}({v.text}, ({', '.join(classes)}))"
+    return Test(text, "isinstance", v.text, f"({', '.join(classes)})")
