@@ -49,7 +49,7 @@ from spam_transpile.lowering.dynamic_names import (
 )
 from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
-from spam_transpile.lowering.facts import ModuleFacts, module_facts
+from spam_transpile.lowering.facts import ModuleFacts, binding_counts, module_facts
 from spam_transpile.lowering.project_facts import ProjectFacts, declared_classes
 from spam_transpile.files.line_length import line_length_for
 from spam_transpile.lowering.readable import LINE_LENGTH
@@ -310,10 +310,13 @@ def _lower_module(
     if facts is None:
         facts = module_facts(tree, nodes)
     if style == "readable" and tree is not None:
-        facts.declared = declared_classes(tree)
+        nodes = list(ast.walk(tree)) if nodes is None else nodes
+        counts = binding_counts(nodes)
+        facts.declared = declared_classes(tree, nodes, facts, counts)
         if project is not None and facts.unseen is False:
             # (a star import may bind an imported name again)
-            facts.declared.update(project.imported_classes(filename, tree))
+            imported = project.imported_classes(filename, tree, counts)
+            facts.declared.update(imported)
     # The facts counted the module's bindings: the same names, one walk.
     bound = facts.bound if facts.bound is not None else bound_names(module)
     unseen = facts.unseen

@@ -97,6 +97,9 @@ class StatCache:
         #: when the run began, before it looked at any file
         self.started_ns = time.time_ns() if started_ns is None else started_ns
         self._entries: Dict[str, Any] = {}
+        #: path -> digest ("" absent), read once per run: the files of a
+        #: project share the modules and settings they rely on
+        self._digests: Dict[str, str] = {}
         self._dirty = False
 
     @classmethod
@@ -157,7 +160,7 @@ class StatCache:
         hit = _hit(entry[3], entry[4], entry[5])
         if hit is None or (hit.outcome == COPIED) == python:
             return None  # damaged, or --include now classes the file otherwise
-        if not _unchanged(entry[6]):
+        if not _unchanged(entry[6], self._digests):
             return None  # a module whose declarations the output relies on
         return hit
 
@@ -243,21 +246,25 @@ def _stat(path: str) -> Optional[List[int]]:
         return None
 
 
-def _unchanged(consulted: Any) -> bool:
+def _unchanged(consulted: Any, digests: Dict[str, str]) -> bool:
     """Whether each file a readable output relied on still has the digest
-    it had ("" for a file that was not there)."""
+    it had ("" for a file that was not there); ``digests``: those read so
+    far in this run."""
     if not isinstance(consulted, list):
         return False
     for pair in consulted:
         if not (isinstance(pair, list) and len(pair) == 2):
             return False
         path, digest = pair
-        try:
-            raw = Path(path).read_bytes()
-        except OSError:
-            raw = None
-        now = "" if raw is None else hashlib.sha256(raw).hexdigest()
-        if now != digest:
+        if not isinstance(path, str):
+            return False
+        if path not in digests:
+            try:
+                raw: Optional[bytes] = Path(path).read_bytes()
+            except OSError:
+                raw = None
+            digests[path] = "" if raw is None else hashlib.sha256(raw).hexdigest()
+        if digests[path] != digest:
             return False
     return True
 

@@ -59,9 +59,7 @@ def guards_reading_values(
     for index, (case, pattern) in enumerate(zip(match.cases, lowered)):
         if case.guard is None or not pattern.bindings:
             continue
-        guard = guard_reading_values(
-            function, original, index, case.guard, pattern.bindings
-        )
+        guard = guard_reading_values(function, original, case.guard, pattern.bindings)
         if guard is not None:
             found[index] = guard
     return found
@@ -70,11 +68,10 @@ def guards_reading_values(
 def guard_reading_values(
     function: cst.CSTNode,
     match: cst.Match,
-    index: int,
     guard: cst.BaseExpression,
     bindings: Sequence[Tuple[str, Value]],
 ) -> Optional[cst.BaseExpression]:
-    """``guard`` (of case ``index`` of ``match``, the original node, in
+    """``guard`` (of a case of ``match``, the original node, in
     ``function``) with each capture replaced by the path it reads, or None
     where the captures must be stored before the guard runs."""
     values: Dict[str, str] = {}

@@ -59,15 +59,16 @@ class Lowering:
         code: Callable[[cst.CSTNode], str],
         facts: ModuleFacts,
         inline_class_checks: bool = False,
-        trusts_declarations: bool = False,
+        readable: bool = False,
     ) -> None:
         self.names = names
         #: keep-lines: a class pattern's class is checked with a builtin
         #: call where it is a plain class, the helper's only where it is not
         self.inline_class_checks = inline_class_checks
-        #: readable: what a reviewer takes as declared is not checked again
-        #: (a class of the standard library is a class)
-        self.trusts_declarations = trusts_declarations
+        #: the readable layout: what a reviewer takes as declared is not
+        #: checked again (:meth:`known_class`, :meth:`trusts_class`), and
+        #: tests are spelled as a person writes them
+        self.readable = readable
         #: how many or-patterns whose captures are chosen by alternative
         #: the pattern being lowered is in
         self.choosing = 0
@@ -109,12 +110,6 @@ class Lowering:
             # a name the module did not bind before: a mention is a use
             if re.search(rf"(?<![\w.]){name}\b", text):
                 self.used_abcs.add(cls)
-
-    @property
-    def readable(self) -> bool:
-        """Whether the code is for the readable layout, which trusts what a
-        reviewer takes as declared."""
-        return self.trusts_declarations
 
     def known_class(self, node: cst.BaseExpression) -> Optional[KnownClass]:
         """What is known of the class a class pattern names: the module's

@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections import Counter
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
 from spam_transpile.lowering.facts import (
     KnownClass,
+    ModuleFacts,
     binding_counts,
     match_args_set_elsewhere,
     module_facts,
@@ -50,7 +52,12 @@ __all__ = ["ProjectFacts", "declared_classes"]
 _HOPS = 4
 
 
-def declared_classes(tree: ast.Module) -> Dict[str, KnownClass]:
+def declared_classes(
+    tree: ast.Module,
+    nodes: Optional[List[ast.AST]] = None,
+    facts: Optional[ModuleFacts] = None,
+    counts: Optional["Counter[str]"] = None,
+) -> Dict[str, KnownClass]:
     """The module's classes by name, as their declarations describe them.
 
     A reviewer trusts a declaration unless the module itself shows it may
@@ -59,11 +66,13 @@ def declared_classes(tree: ast.Module) -> Dict[str, KnownClass]:
     the exact facts (:mod:`.facts`) find it cannot change, or for a
     ``NamedTuple`` nothing sets it on; attributes a class body annotates
     without a value only where the generated ``__init__`` sets them."""
-    nodes = list(ast.walk(tree))
-    facts = module_facts(tree, nodes)
+    # ``nodes``, ``facts``, ``counts``: the module's, when the caller has
+    # them at hand (one walk of the tree serves them all)
+    nodes = list(ast.walk(tree)) if nodes is None else nodes
+    facts = module_facts(tree, nodes) if facts is None else facts
     if facts.unseen is not False:
         return {}
-    counts = binding_counts(nodes)
+    counts = binding_counts(nodes) if counts is None else counts
     set_elsewhere = match_args_set_elsewhere(nodes)
     named_tuple = _spellings(tree, counts, "typing", "NamedTuple")
     namedtuple = _spellings(tree, counts, "collections", "namedtuple")
@@ -258,8 +267,9 @@ class _Module:
         self.imported: Dict[str, Tuple[str, int, str]] = {}
         if tree is None:
             return
-        self.classes = declared_classes(tree)
-        counts = binding_counts(list(ast.walk(tree)))
+        nodes = list(ast.walk(tree))
+        counts = binding_counts(nodes)
+        self.classes = declared_classes(tree, nodes, counts=counts)
         for statement in tree.body:
             if isinstance(statement, ast.ImportFrom):
                 for alias in statement.names:
@@ -290,18 +300,17 @@ class ProjectFacts:
         self._consulted.setdefault(filename, {}).update(consulted)
 
     def imported_classes(
-        self, filename: str, tree: ast.Module
+        self, filename: str, tree: ast.Module, counts: "Counter[str]"
     ) -> Dict[str, KnownClass]:
         """The classes of other project modules that ``tree`` (the module in
-        ``filename``) names through its top-level imports, by how it spells
-        them (``Order``, ``m.Order``)."""
+        ``filename``, whose bindings ``counts`` counts) names through its
+        top-level imports, by how it spells them (``Order``, ``m.Order``)."""
         used = self._consulted[filename] = {}
         path = Path(filename)
         if not path.is_file():
             return {}
         root, package = _package_of(path.resolve())
         finder = _Finder(self, root, used)
-        counts = binding_counts(list(ast.walk(tree)))
         found: Dict[str, KnownClass] = {}
         for statement in tree.body:
             if isinstance(statement, ast.ImportFrom):

@@ -12,15 +12,15 @@ Python 3.9: real statements, lines free to move.
   failed guard leaves them bound.
 - A last ``case _:`` becomes ``else:``, so an exhaustive match stays
   exhaustive for type checkers.
-- Sequence and mapping checks read ``isinstance(v, _spam.Sequence)``: the
-  helper's classes decide as CPython's ``match`` does (not as the ABCs do),
-  and a type checker narrows the subject for the reads that follow.
+- Sequence and mapping checks read ``isinstance(v, Sequence)`` with the
+  ABCs of ``collections.abc`` (README, Known limits: not CPython's type
+  flags), and a type checker narrows the subject for the reads that follow.
 - Cases that dispatch on a sequence's length share it, as a person
   dispatching on ``line.split()`` does: ``size = len(subject) if
-  isinstance(subject, _spam.Sequence) else -1`` once, then ``size == 2 and
-  subject[0] == "go"`` (see readable_passes.SharedLength).
-- The module's helper is a block after its imports, its source a plain
-  string.
+  isinstance(subject, Sequence) and ... else -1`` once, then ``size == 2
+  and subject[0] == "go"`` (see readable_passes.SharedLength).
+- What needs run-time help is a private function after the module's
+  imports (readable_file.py), only where the module needs it.
 
 Black then formats exactly the lines that changed (its line-ranges feature),
 and the result must have the same syntax tree as before formatting
@@ -337,7 +337,7 @@ class ReadableMatch:
         """An attribute a case reads more than once through ``getattr`` (a
         sub-pattern that rejects None reads a missing one as None), read
         once into a variable named after it: ``isinstance(targets :=
-        getattr(node, "targets", None), _spam.Sequence) and len(targets) ==
+        getattr(node, "targets", None), Sequence) and len(targets) ==
         1``, which a type checker narrows (it narrows no call)."""
         if not self.owner.target.has_walrus or self.scope_kind != "function":
             return pattern  # as _fields_once

@@ -39,7 +39,7 @@ class SharedLength:
     the first case calls ``len()`` exactly when CPython does (PEP 634 lets
     later cases reuse it). It is -1 for anything but a sequence, so
     ``size == 2`` also says "a sequence" and the case's own
-    ``isinstance(subject, _spam.Sequence)`` goes. A mapping pattern's
+    ``isinstance(subject, Sequence)`` goes. A mapping pattern's
     ``len(subject) >= n`` keeps calling ``len()``.
     """
 

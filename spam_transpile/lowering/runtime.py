@@ -37,9 +37,6 @@ still needs nothing installed at run time. The parts:
   before 3.10: the emulation takes each registration as made before any
   subclass of the registered class was created, and a class registered
   with both kinds as a mapping (README, "Known limits").
-- ``Sequence``, ``Mapping``: classes whose ``isinstance`` answers as
-  ``kind`` does (a built-in type from a table, without calling ``_k``).
-  The readable layout uses ``collections.abc``'s instead.
 - ``cls(c)``: ``c``, or CPython's TypeError when a class pattern names a
   non-type.
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
@@ -131,14 +128,6 @@ def kind(v):
     s, t = _S[0], type(v)
     return s[2][t] if s and t in s[2] and s[0] == B.get_cache_token() else _k(t)
 if list.__flags__ & 32: kind = lambda v: type(v).__flags__ >> 5 & 3
-"""
-
-# ``isinstance(v, Sequence)`` for the readable layout. A builtin type's kind
-# never changes: it is looked up without calling ``_k``. The line stays
-# within black's 88 columns, as the readable layout does.
-_SEQUENCE = """\
-class _M(type): __instancecheck__ = lambda c, v: (_T.get(type(v)) or _k(type(v))) == c.k
-Sequence, Mapping = _M("Sequence", (), {"k": 1}), _M("Mapping", (), {"k": 2})
 """
 
 _CLS = """\
@@ -250,8 +239,6 @@ if __import__('sys').version_info < (3, 7):
 PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "_k": ((), _KINDS),
     "kind": (("_k",), _KIND),
-    "Sequence": (("_k",), _SEQUENCE),
-    "Mapping": (("Sequence",), ""),  # defined with Sequence
     "cls": ((), _CLS),
     "attrs": (("MISSING",), _ATTRS),
     "items": ((), _ITEMS),

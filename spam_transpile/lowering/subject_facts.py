@@ -312,7 +312,7 @@ class SharedKeys:
     looks up (CPython's first case looks each of its keys up on every
     mapping long enough) and the cases read often: ``match event:`` with
     ``{"type": ...}`` in every case looks ``type`` up once, into a variable
-    the cases then test (both layouts).
+    the cases then test (the keep-lines layout).
 
     The value is read once the subject is known to be a mapping, with the
     sentinel for a missing key; the lowering only reads a value without the
@@ -349,7 +349,7 @@ class SharedKeys:
         self.check = opening
         # in the order the first case looks them up (a set's order would
         # change with the hash seed, and the variables' names with it)
-        looked_up = self._looked_up = list(
+        looked_up = list(
             dict.fromkeys(
                 m.group(1)
                 for part in parts
@@ -366,17 +366,12 @@ class SharedKeys:
             if counts.get(key, 0) >= FIRST_ITEM_READS and _constant(key):
                 self.keys[key] = new_name(key)
 
-    def assignments(self, is_mapping: str, in_lookup_order: bool = False) -> List[str]:
-        """The statements that look the keys up: the most read first, or
-        ``in_lookup_order``, in the first case's order (as a person lists
-        them)."""
-        keys = list(self.keys)
-        if in_lookup_order:
-            keys.sort(key=self._looked_up.index)
+    def assignments(self, is_mapping: str) -> List[str]:
+        """The statements that look the keys up, the most read first."""
         return [
             f"{self.keys[key]} = {self.subject}.get({key}, {self.missing})"
             f" if {is_mapping} else {self.missing}"
-            for key in keys
+            for key in self.keys
         ]
 
     def rewrite_text(self, text: str) -> str:

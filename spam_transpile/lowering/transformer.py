@@ -85,7 +85,7 @@ class MatchLowering(cst.CSTTransformer):
             self.code,
             facts or ModuleFacts(),
             inline_class_checks=layout == "keep-lines",
-            trusts_declarations=layout == "readable",
+            readable=layout == "readable",
         )
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
