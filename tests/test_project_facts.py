@@ -301,3 +301,53 @@ def test_a_change_to_a_module_the_output_relied_on_is_seen(tmp_path: Path) -> No
     after = (out / "shop/pricing.py").read_text("utf-8")
     assert after != before
     assert "        q, p = item.unit_price, item.quantity\n" in after
+
+
+TAGGED = """\
+def tagged_union(cls):
+    return cls
+
+
+class case:
+    def __get__(self, obj, owner=None):
+        raise AttributeError("another case")
+
+
+@tagged_union
+class Card:
+    face = case()
+
+
+class Plain:
+    face = case()
+    size = 3
+    parts = (1, 2)
+
+
+def f(card):
+    match card:
+        case Card(face=1):
+            return "card face"
+        case Plain(face=2, size=3):
+            return "plain"
+        case _:
+            return "other"
+
+
+print(f(Card()), f(Plain()))
+"""
+
+
+def test_what_a_decorator_or_a_call_gives_is_not_trusted(tmp_path: Path) -> None:
+    # Found on a real project (expression's tagged unions): a case's
+    # attribute is a descriptor raising AttributeError on the other cases.
+    classes = declared_classes(ast.parse(TAGGED))
+    assert classes["Card"].fields == ()
+    assert set(classes["Plain"].fields) == {"size", "parts"}
+    out = transpile(TAGGED, layout="readable")
+    # read where a missing attribute is no match, never as ``card.face``
+    assert "card.face" not in out and 'getattr(card, "face", None) == 1' in out
+    assert "card.size == 3" in out and 'hasattr(card, "size")' not in out
+    from like_native import assert_runs_like_native
+
+    assert assert_runs_like_native(TAGGED, out, tmp_path) == b"other other\n\n"

@@ -104,6 +104,10 @@ def _declared(
     tuple_fields: Optional[Tuple[str, ...]],
     match_args: Optional[Tuple[str, ...]],
 ) -> KnownClass:
+    if node.decorator_list and exact is None:
+        # a decorator (tagged unions, attrs, ...) may replace what the body
+        # declares: descriptors that raise, another class
+        return KnownClass(None, ())
     inherited = tuple(
         field
         for base in node.bases
@@ -150,25 +154,30 @@ def _names(node: ast.expr, spellings: FrozenSet[str]) -> bool:
 
 
 def _class_attributes(node: ast.ClassDef) -> Tuple[str, ...]:
-    """Names the class body gives a value: class attributes every instance
-    reads (an annotation alone sets nothing)."""
+    """Names the class body gives a plain value (a constant or a display):
+    class attributes every instance reads. Not an annotation alone (it sets
+    nothing), and not what a call or a name gives, which may be a
+    descriptor that raises (``field()``, ``property()``, ``case()``)."""
     found: List[str] = []
     for statement in node.body:
-        if isinstance(statement, ast.AnnAssign) and isinstance(
-            statement.target, ast.Name
-        ):
-            if statement.value is not None and not _is_field_call(statement.value):
-                found.append(statement.target.id)
+        targets: List[ast.expr]
+        if isinstance(statement, ast.AnnAssign):
+            targets, value = [statement.target], statement.value
         elif isinstance(statement, ast.Assign):
-            found += [t.id for t in statement.targets if isinstance(t, ast.Name)]
+            targets, value = statement.targets, statement.value
+        else:
+            continue
+        if value is not None and _is_plain_value(value):
+            found += [t.id for t in targets if isinstance(t, ast.Name)]
     return tuple(found)
 
 
-def _is_field_call(value: ast.expr) -> bool:
-    """``field(...)``: a dataclass field, not a class attribute."""
-    return isinstance(value, ast.Call) and (
-        (isinstance(value.func, ast.Name) and value.func.id == "field")
-        or (isinstance(value.func, ast.Attribute) and value.func.attr == "field")
+def _is_plain_value(value: ast.expr) -> bool:
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    return isinstance(
+        value,
+        (ast.Constant, ast.JoinedStr, ast.Tuple, ast.List, ast.Set, ast.Dict),
     )
 
 
