@@ -742,3 +742,30 @@ def test_alternative_classes_are_one_isinstance(tmp_path: Path) -> None:
     # a name that may not be a class keeps its check, made in turn
     assert "isinstance(v, (Foo, Bar))" not in out
     assert_runs_like_native(source, out, tmp_path, ("3.9", "3.7"))
+
+
+NESTED_MATCH_READS_A_CAPTURE = """\
+def check(node):
+    match node:
+        case {"lhs": lhs, "rhs": rhs} if rhs in ("a", "b"):
+            match lhs, rhs:
+                case [], "a":
+                    return "empty"
+                case [x], _:
+                    return x
+            return None
+    return "other"
+
+
+print(check({"lhs": [], "rhs": "a"}), check({"lhs": [1], "rhs": "b"}), check(3))
+"""
+
+
+def test_a_capture_only_a_nested_match_reads_is_still_assigned(
+    tmp_path: Path,
+) -> None:
+    # Found on refurb (simplify_strip.py): the nested match, lowered first,
+    # is text the body no longer shows as names.
+    out = transpile(NESTED_MATCH_READS_A_CAPTURE, layout="readable")
+    assert 'lhs, rhs = node["lhs"], node["rhs"]' in out
+    assert_runs_like_native(NESTED_MATCH_READS_A_CAPTURE, out, tmp_path)

@@ -495,7 +495,7 @@ class ReadableMatch:
         where it always matches."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
         guard = self._guards.get(index, case.guard)
-        body = self._body(case, pattern, assigned=index in self._guards)
+        body = self._body(case, pattern, index if index in self._guards else None)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
         test = self._test(pattern, guard, stored=index not in self._guards)
@@ -507,15 +507,20 @@ class ReadableMatch:
         )
 
     def _body(
-        self, case: cst.MatchCase, pattern: LoweredPattern, assigned: bool = False
+        self,
+        case: cst.MatchCase,
+        pattern: LoweredPattern,
+        assigned: Optional[int] = None,
     ) -> cst.IndentedBlock:
         """The case's body, its captures assigned first where no guard
-        stored them (``assigned``: its guard read their values instead) and,
-        in module and class bodies, the temporaries deleted."""
+        stored them (``assigned``: the case's index, where its guard read
+        their values instead) and, in module and class bodies, the
+        temporaries deleted."""
         body = indented_block(case.body)
         first: List[cst.BaseStatement] = []
-        if assigned:
-            read = names_read(case.body)
+        if assigned is not None:
+            # the source's body: the one here holds lowered code as text
+            read = names_read(self.original.cases[assigned].body)
             used = tuple((n, v) for n, v in pattern.bindings if n in read)
             if used:
                 first += self._binding_statements(
