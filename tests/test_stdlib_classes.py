@@ -4,6 +4,8 @@ reviewer does; the keep-lines layout checks every class."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -121,18 +123,33 @@ def test_readable_output_runs_as_native_match(target: str, tmp_path: Path) -> No
     assert_runs_like_native(SOURCE, out, tmp_path, (target,))
 
 
-def test_alternatives_that_choose_a_capture_keep_their_checks() -> None:
-    # The capture's value is chosen by testing the alternatives again, where
-    # a type checker cannot narrow ``node`` (``node.elts`` of a BoolOp?).
+def test_alternatives_that_choose_a_capture_trust_their_classes(
+    tmp_path: Path,
+) -> None:
+    # The capture's value is chosen by testing the alternatives again: the
+    # enclosing ``if`` narrows ``node`` to either class, and the choice's
+    # own test narrows it to one, so a type checker follows without help.
     program = (
         "import ast\n"
-        "def f(node):\n"
+        "def f(node: ast.AST) -> list:\n"
         "    match node:\n"
         "        case ast.BoolOp(values=items) | ast.List(elts=items):\n"
         "            return items\n"
         "        case ast.Tuple() | ast.Set():\n"
         "            return []\n"
+        "    return []\n"
     )
     out = _readable(program)
-    assert "_spam.cls(ast.BoolOp)" in out and "_spam.cls(ast.List)" in out
+    assert "_spam" not in out
+    assert "if isinstance(node, (ast.BoolOp, ast.List)):" in out
+    assert "items = node.values if isinstance(node, ast.BoolOp) else node.elts" in out
     assert "isinstance(node, (ast.Tuple, ast.Set))" in out
+    pytest.importorskip("mypy")
+    (tmp_path / "choose.py").write_text(out)
+    report = subprocess.run(
+        [sys.executable, "-m", "mypy", "--python-version", "3.10", "choose.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert report.returncode == 0, report.stdout

@@ -69,9 +69,6 @@ class Lowering:
         #: checked again (:meth:`known_class`, :meth:`trusts_class`), and
         #: tests are spelled as a person writes them
         self.readable = readable
-        #: how many or-patterns whose captures are chosen by alternative
-        #: the pattern being lowered is in
-        self.choosing = 0
         self.code = code
         self.facts = facts
         #: the helper's parts the module uses
@@ -120,9 +117,7 @@ class Lowering:
             return None
         exact = self.facts.known_class(text) if "." not in text else None
         declared = None
-        if self.readable and not self.choosing:
-            # (inside alternatives that choose a capture, a type checker
-            # cannot narrow: those stay looked up at run time)
+        if self.readable:
             declared = self.facts.declared.get(text) or self._stdlib_class(node)
         if exact is None or declared is None:
             return exact or declared
@@ -133,10 +128,10 @@ class Lowering:
         """Readable layout: whether a class pattern's class is trusted to be
         a class without the check CPython makes (a plain ``isinstance``):
         one the module or its project declares, or one a top-level import
-        binds (README, Known limits). Not inside alternatives that choose
-        a capture, where the check keeps a type checker from narrowing
-        through ``or``."""
-        if not self.readable or self.choosing:
+        binds (README, Known limits). Alternatives that choose a capture
+        need no run-time check either: the enclosing ``if`` narrows the
+        subject to one of their classes, and the choice's own test to one."""
+        if not self.readable:
             return False
         if self.known_class(node) is not None:
             return True

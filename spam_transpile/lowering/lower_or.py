@@ -45,16 +45,9 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
             operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
         )
         return Test(f"{atom(v.text)} in ({text})", "eq", v.text), []
-    # A capture's value is then chosen by testing the alternatives again,
-    # where a type checker cannot narrow: classes stay checked there.
-    binds = bool(capture_names_of(p))
-    low.choosing += binds
-    try:
-        lowered = [low.lower(element.pattern, v) for element in p.patterns]
-    finally:
-        low.choosing -= binds
+    lowered = [low.lower(element.pattern, v) for element in p.patterns]
     merged = _one_isinstance(low, lowered, v)
-    if merged is not None:
+    if merged is not None and all(b == lowered[0][1] for _, b in lowered):
         return merged, list(lowered[0][1])
     # Every alternative binds the same names (checked by validate), except
     # one that always raises (``int(a, b)``) and so never gets to bind.
@@ -78,8 +71,11 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         # check matches: later ones are never tried.
         first = next(i for i, rest in enumerate(rests) if is_true(rest))
         rests, lowered = rests[: first + 1], lowered[: first + 1]
-    if len(rests) == 1:
-        cond: Cond = all_of(*prefix, rests[0])
+    if merged is not None:
+        # (captures that differ are still chosen by class, below)
+        cond: Cond = merged
+    elif len(rests) == 1:
+        cond = all_of(*prefix, rests[0])
     else:
         cond = all_of(*prefix, AnyOf(tuple(rests)))
     out: Bindings = []
@@ -190,14 +186,14 @@ def _one_isinstance(
     """Readable layout: ``int() | float()`` as ``isinstance(v, (int,
     float))``, as a person writes it; only for classes named as they are
     (none checked at run time, which CPython does only when it gets there)
-    and alternatives that capture the same values (``str(x) | bytes(x)``)."""
+    and alternatives that test nothing more (what they capture may differ:
+    ``ast.List(elts=x) | ast.Tuple(elts=x)``)."""
     if not low.readable or len(lowered) < 2:
         return None
     classes: List[str] = []
     for cond, bindings in lowered:
         if (
-            list(bindings) != list(lowered[0][1])
-            or not isinstance(cond, Test)
+            not isinstance(cond, Test)
             or cond.kind != "isinstance"
             or cond.path != v.text
             or not isinstance(cond.fact, str)
