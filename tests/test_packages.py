@@ -258,10 +258,39 @@ def test_readable_output_reads_as_written_for_39(name: str, tmp_path: Path) -> N
         len(p.read_text("utf-8").splitlines()) for p in package.hand.rglob("*.py")
     )
     lines = sum(len(text.splitlines()) for text in texts.values())
-    assert lines <= 2.0 * hand, (lines, hand)
+    assert lines <= 1.6 * hand, (lines, hand)
     black = subprocess.run(
         [sys.executable, "-m", "black", "--check", "-q", "--config", os.devnull]
         + [str(p) for p in output.rglob("*.py")],
         capture_output=True,
     )
     assert black.returncode == 0, black.stderr.decode()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name, target",
+    [
+        ("calc", "3.9"),
+        ("router", "3.9"),
+        ("router", "3.7"),
+        pytest.param(
+            "calc",
+            "3.7",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a capture stored before a guard that calls, without :=, "
+                "is declared object (parse.py: Call(name, ...))",
+            ),
+        ),
+    ],
+)
+def test_readable_output_type_checks(name: str, target: str, tmp_path: Path) -> None:
+    """Issue 21: the output type-checks where the source did."""
+    script = _script()
+    output = tmp_path / name
+    assert script.transpile(_package(name).source, output, target, "readable") is None
+    version = script.mypy_python_version(target)
+    assert version is not None, "mypy does not run"
+    verdict = script.mypy_errors(output, version)
+    assert verdict.count == 0, verdict.output

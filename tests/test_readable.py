@@ -769,3 +769,81 @@ def test_a_capture_only_a_nested_match_reads_is_still_assigned(
     out = transpile(NESTED_MATCH_READS_A_CAPTURE, layout="readable")
     assert 'lhs, rhs = node["lhs"], node["rhs"]' in out
     assert_runs_like_native(NESTED_MATCH_READS_A_CAPTURE, out, tmp_path)
+
+
+GUARD_READS_THE_SUBJECT = """\
+def parse(value):
+    match value:
+        case str(text) if text.count(":") == 1:
+            name, port = text.split(":")
+            return (name, int(port))
+        case str(name) if name and ":" not in name:
+            return (name, 22)
+        case {"name": str(name), **rest} if not rest:
+            return (name, 22)
+    return None
+
+
+def kept(value):
+    name = "none"
+    match value:
+        case str(name) if name.startswith("a"):
+            pass
+    return name
+
+
+def deferred(value, log):
+    match value:
+        case [x, y] if log(lambda: x):
+            return y
+    return None
+
+
+for value in ["h:1", "host", "", {"name": "n"}, {"name": "n", "port": 2}, 3]:
+    print(parse(value))
+print(kept("abc"), kept("xyz"), kept(1))
+print(deferred([1, 2], lambda f: f() == 1), deferred([2, 2], lambda f: f() == 1))
+"""
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_a_guard_reads_the_subject_itself_even_where_it_calls(
+    target: str, tmp_path: Path
+) -> None:
+    source = GUARD_READS_THE_SUBJECT
+    out = transpile(source, target=target, layout="readable")
+    parse = out[out.index("def parse") : out.index("def kept")]
+    # a capture of the subject is the subject: the guard may call anything
+    assert (
+        '    if isinstance(value, str) and value.count(":") == 1:\n'
+        "        text = value\n"
+    ) in parse
+    # ``name`` is read in the first body only after that body assigns it
+    assert (
+        '    elif isinstance(value, str) and value and ":" not in value:\n'
+        "        name = value\n"
+    ) in parse
+    # only the capture the guard reads, a new dict, is stored before it
+    assert "rest" in parse and "name := " not in parse
+    assert "_spam.store(lambda: name" not in parse
+    # read after the match, where a failed guard leaves it bound
+    kept = out[out.index("def kept") : out.index("def deferred")]
+    assert "value.startswith" not in kept
+    # a function made by the guard could read the capture later
+    deferred = out[out.index("def deferred") :]
+    assert "log(lambda: x)" in deferred
+    assert assert_runs_like_native(source, out, tmp_path, (target,))
+
+
+def test_a_rest_capture_is_built_with_names_that_shadow_nothing() -> None:
+    source = (
+        "def f(value, key):\n"
+        "    match value:\n"
+        "        case {'a': 1, **rest}:\n"
+        "            return rest\n"
+        "        case {**everything}:\n"
+        "            return everything\n"
+    )
+    out = transpile(source, layout="readable")
+    assert 'rest = {k: v for k, v in dict(value).items() if k not in ("a",)}' in out
+    assert "everything = dict(value)\n" in out

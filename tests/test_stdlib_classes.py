@@ -144,10 +144,44 @@ def test_alternatives_that_choose_a_capture_trust_their_classes(
     assert "if isinstance(node, (ast.BoolOp, ast.List)):" in out
     assert "items = node.values if isinstance(node, ast.BoolOp) else node.elts" in out
     assert "isinstance(node, (ast.Tuple, ast.Set))" in out
+    _assert_mypy_clean(out, tmp_path)
+
+
+def test_alternatives_a_type_checker_cannot_follow_store_as_they_match(
+    tmp_path: Path,
+) -> None:
+    # ``x.targets[0] if isinstance(x, Assign) and len(...) == 1 else
+    # x.target``: the else does not narrow ``x`` to AugAssign. In an
+    # annotated function the values are stored as each alternative
+    # matches; unannotated, the choice reads as a person writes it.
+    program = (
+        "import ast\n"
+        "def f(node: ast.AST) -> list:\n"
+        "    match node:\n"
+        "        case ast.Assign(targets=[t], value=v) | ast.AugAssign(t, _, v):\n"
+        "            return [t, v]\n"
+        "    return []\n"
+        "def g(node):\n"
+        "    match node:\n"
+        "        case ast.Assign(targets=[t], value=v) | ast.AugAssign(t, _, v):\n"
+        "            return [t, v]\n"
+    )
+    out = _readable(program)
+    f, g = out[: out.index("def g")], out[out.index("def g") :]
+    assert "[t := node.targets[0], v := node.value]" in f
+    assert (
+        "isinstance(node, ast.AugAssign) and [t := node.target, v := node.value]" in f
+    )
+    assert ":=" not in g and "v = node.value\n" in g
+    assert "_spam" not in out
+    _assert_mypy_clean(out, tmp_path)
+
+
+def _assert_mypy_clean(out: str, tmp_path: Path) -> None:
     pytest.importorskip("mypy")
-    (tmp_path / "choose.py").write_text(out)
+    (tmp_path / "out.py").write_text(out)
     report = subprocess.run(
-        [sys.executable, "-m", "mypy", "--python-version", "3.10", "choose.py"],
+        [sys.executable, "-m", "mypy", "--python-version", "3.10", "out.py"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

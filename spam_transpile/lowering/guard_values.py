@@ -18,19 +18,30 @@ is done only where nothing can tell the difference:
   statement that capture it (which bind it before reading it) and as the
   plain target of an assignment elsewhere: no other statement reads or
   deletes it, no nested function closes over it;
-- the guard makes no call, stores nothing, and makes no function or
-  comprehension: reading a value again there gives what the capture
-  held (the readable layout trusts operators not to change the subject,
-  :mod:`.guards`);
-- each value is a path from the subject (attributes, items, keys, ``len``):
-  no helper call, and not a new list or dict (a star capture's, a ``**rest``
-  one's), which would be made again at each read.
+- reading a value again in the guard gives what the capture held:
+  - where every value is the subject itself (``case str(text) if
+    text.count(":")``), read by a variable nothing rebinds while the match
+    runs (a local the match does not assign, or the match's own temporary),
+    the guard may call anything; it only stores nothing and makes no
+    function that could read the capture later;
+  - else the guard makes no call, stores nothing, and makes no function or
+    comprehension (the readable layout trusts operators not to change the
+    subject, :mod:`.guards`), and each value is a path from the subject
+    (attributes, items, keys, ``len``): no helper call, and not a new list
+    or dict (a star capture's, a ``**rest`` one's), which would be made
+    again at each read.
+
+A read elsewhere is no read of a capture where an assignment of the name
+at the top of the same block, after the match statement, comes before it
+(``name, port = text.split(":")`` in an earlier case's body, then
+``Host(name, int(port))``).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Iterator, Optional, Sequence, Set, Tuple
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -39,11 +50,26 @@ from spam_transpile.lowering.ir import LoweredPattern, Value
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.syntax.cstwalk import descendants
 
-__all__ = ["guards_reading_values", "names_read"]
+__all__ = [
+    "GuardReadingValues",
+    "guards_reading_values",
+    "names_read",
+    "target_names",
+]
 
 _FRAME_READERS = frozenset(
     {"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe"}
 )
+
+
+@dataclass(frozen=True)
+class GuardReadingValues:
+    """A guarded case whose captures are assigned after its test, but for
+    ``stored``: those the guard reads whose values cannot be read again
+    (a ``**rest`` dict, ...), stored before it runs."""
+
+    guard: cst.BaseExpression
+    stored: Tuple[str, ...]
 
 
 def guards_reading_values(
@@ -51,17 +77,21 @@ def guards_reading_values(
     original: cst.Match,
     match: cst.Match,
     lowered: Sequence[LoweredPattern],
-) -> Dict[int, cst.BaseExpression]:
+    stable: FrozenSet[str] = frozenset(),
+) -> Dict[int, GuardReadingValues]:
     """Per guarded case of ``match`` (``original``: as the source has it, in
     ``function``) whose captures can be assigned after its test, its guard
-    reading their values instead."""
-    found: Dict[int, cst.BaseExpression] = {}
+    reading their values instead. ``stable``: the variables the subject is
+    read by, which nothing rebinds while the match runs."""
+    found: Dict[int, GuardReadingValues] = {}
     for index, (case, pattern) in enumerate(zip(match.cases, lowered)):
         if case.guard is None or not pattern.bindings:
             continue
-        guard = guard_reading_values(function, original, case.guard, pattern.bindings)
-        if guard is not None:
-            found[index] = guard
+        plan = guard_reading_values(
+            function, original, case.guard, pattern.bindings, stable
+        )
+        if plan is not None:
+            found[index] = plan
     return found
 
 
@@ -70,20 +100,38 @@ def guard_reading_values(
     match: cst.Match,
     guard: cst.BaseExpression,
     bindings: Sequence[Tuple[str, Value]],
-) -> Optional[cst.BaseExpression]:
+    stable: FrozenSet[str] = frozenset(),
+) -> Optional[GuardReadingValues]:
     """``guard`` (of a case of ``match``, the original node, in
-    ``function``) with each capture replaced by the path it reads, or None
-    where the captures must be stored before the guard runs."""
+    ``function``) with the captures it reads replaced by the paths they
+    read, and the captures that must be stored before it runs; None where
+    every capture must be."""
+    read = names_read(guard)
+    quiet = not calls(guard)
     values: Dict[str, str] = {}
+    stored: List[str] = []
     for name, value in bindings:
-        if not isinstance(value, str) or not _is_path(value):
-            return None
-        values[name] = value
-    if not values or calls(guard):
+        path = isinstance(value, str) and _is_path(value)
+        if path and (value in stable or quiet):
+            values[name] = str(value)
+        elif name in read or not quiet:
+            # (made again after a guard that runs code, it could differ)
+            stored.append(name)
+    deferred = [name for name, _ in bindings if name not in stored]
+    if not deferred or _stores_or_defers(guard):
         return None
-    if not _used_only_where_captured(function, match, frozenset(values)):
+    if not _used_only_where_captured(function, match, frozenset(deferred)):
         return None
-    return guard.visit(_Substitute(values))  # type: ignore[return-value]
+    substituted = guard.visit(_Substitute(values))
+    return GuardReadingValues(substituted, tuple(stored))  # type: ignore[arg-type]
+
+
+def _stores_or_defers(guard: cst.BaseExpression) -> bool:
+    """Whether ``guard`` stores a variable, or makes a function that could
+    read a capture after the match."""
+    return any(
+        isinstance(node, (cst.NamedExpr, cst.Lambda)) for node in descendants(guard)
+    )
 
 
 def names_read(node: cst.CSTNode) -> FrozenSet[str]:
@@ -140,8 +188,10 @@ def _used_only_where_captured(
     assigned: Set[int] = set()
     skipped: Set[int] = set()
     for node in descendants(function):
-        if isinstance(node, cst.AssignTarget) and isinstance(node.target, cst.Name):
-            assigned.add(id(node.target))
+        if isinstance(node, cst.AssignTarget):
+            assigned.update(id(name) for name in target_names(node.target))
+        elif isinstance(node, (cst.IndentedBlock, cst.Module)):
+            skipped.update(_reads_after_assignment(node.body, match, names))
         elif isinstance(node, cst.Attribute):
             skipped.add(id(node.attr))  # ``obj.name`` reads no variable
         elif isinstance(node, cst.Arg) and node.keyword is not None:
@@ -155,6 +205,54 @@ def _used_only_where_captured(
         if node.value in names and id(node) not in assigned | skipped:
             return False
     return True
+
+
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The names an assignment target binds: ``a``, ``a, (b, *c)``."""
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
+
+
+def _reads_after_assignment(
+    body: Sequence[cst.CSTNode], match: cst.Match, names: FrozenSet[str]
+) -> Iterator[int]:
+    """The reads of ``names`` in a block that an unconditional assignment
+    earlier in the same block binds anew, with ``match`` not run between
+    them: they cannot see what a failed guard of ``match`` left bound."""
+    fresh: Set[str] = set()
+    for statement in body:
+        if fresh and any(node is match for node in descendants(statement)):
+            return
+        read = [
+            node
+            for node in descendants(statement)
+            if isinstance(node, cst.Name) and node.value in fresh
+        ]
+        yield from (id(node) for node in read)
+        fresh |= _assigned_before_read(statement, names)
+
+
+def _assigned_before_read(statement: cst.CSTNode, names: FrozenSet[str]) -> Set[str]:
+    """Of ``names``, those ``statement`` binds by a plain assignment whose
+    value does not read them (``name, port = text.split(":")``)."""
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return set()
+    bound: Set[str] = set()
+    for small in statement.body:
+        if not isinstance(small, cst.Assign):
+            return bound
+        targets = {
+            name.value
+            for target in small.targets
+            for name in target_names(target.target)
+        }
+        if targets & names_read(small.value):
+            return bound
+        bound |= targets & names
+    return bound
 
 
 def _names_outside(node: cst.CSTNode, inside: Set[int]) -> Iterator[cst.Name]:

@@ -28,7 +28,15 @@ import libcst as cst
 
 from spam_transpile.syntax.codegen import without_parens
 from spam_transpile.lowering.facts import KnownClass, ModuleFacts
-from spam_transpile.lowering.ir import TRUE, Cond, LoweredPattern, Test, all_of, placed
+from spam_transpile.lowering.ir import (
+    TRUE,
+    Choice,
+    Cond,
+    LoweredPattern,
+    Test,
+    all_of,
+    placed,
+)
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.stdlib_classes import (
     in_stdlib,
@@ -47,7 +55,11 @@ from spam_transpile.lowering.paths import (
 )
 from spam_transpile.lowering.lower_class import lower_class
 from spam_transpile.lowering.lower_mapping import lower_mapping
-from spam_transpile.lowering.lower_or import lower_or, stores_in_last_alternatives
+from spam_transpile.lowering.lower_or import (
+    lower_or,
+    narrows,
+    stores_in_last_alternatives,
+)
 
 
 class Lowering:
@@ -69,6 +81,14 @@ class Lowering:
         #: checked again (:meth:`known_class`, :meth:`trusts_class`), and
         #: tests are spelled as a person writes them
         self.readable = readable
+        #: readable, in a function a type checker checks (annotated): the
+        #: values chosen by an or-pattern's alternatives are stored as they
+        #: match where the target has ``:=`` (:func:`stores_in_last_alternatives`)
+        self.typed = False
+        self.typed_stores = False
+        #: readable, typed: a case whose chosen values a type checker cannot
+        #: follow reads its classes at run time (values typed ``Any``)
+        self._untrusted = False
         self.code = code
         self.facts = facts
         #: the helper's parts the module uses
@@ -117,7 +137,7 @@ class Lowering:
             return None
         exact = self.facts.known_class(text) if "." not in text else None
         declared = None
-        if self.readable:
+        if self.readable and not self._untrusted:
             declared = self.facts.declared.get(text) or self._stdlib_class(node)
         if exact is None or declared is None:
             return exact or declared
@@ -131,7 +151,7 @@ class Lowering:
         binds (README, Known limits). Alternatives that choose a capture
         need no run-time check either: the enclosing ``if`` narrows the
         subject to one of their classes, and the choice's own test to one."""
-        if not self.readable:
+        if not self.readable or self._untrusted:
             return False
         if self.known_class(node) is not None:
             return True
@@ -194,7 +214,13 @@ class Lowering:
         if isinstance(subject, str):
             subject = Subject(subject)
         cond, bindings = self.lower(pattern, subject)
-        cond, bindings = stores_in_last_alternatives(cond, bindings)
+        cond, bindings = stores_in_last_alternatives(cond, bindings, self.typed_stores)
+        if self.typed and not self._untrusted and _choices_lost(bindings):
+            self._untrusted = True
+            try:
+                return self.lower_case(pattern, subject)
+            finally:
+                self._untrusted = False
         return LoweredPattern(cond, tuple(bindings))
 
     def lower(self, pattern: cst.MatchPattern, v: Subject) -> Lowered:
@@ -352,3 +378,13 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
         return Subject(f"{atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]")
     # A longer path is written once (nested stars would double it each level).
     return Subject(f"{low.helper('back')}({v.text}, {size - i})")
+
+
+def _choices_lost(bindings: Bindings) -> bool:
+    """Whether a value is chosen by alternatives a type checker does not
+    narrow the choice by (:func:`.lower_or.narrows`)."""
+    return any(
+        isinstance(value, Choice)
+        and not narrows(tuple(test for test, _ in value.options))
+        for _, value in bindings
+    )

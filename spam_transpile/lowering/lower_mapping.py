@@ -3,6 +3,7 @@ the order ``match_keys`` in CPython's ceval.c looks them up."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, List, Tuple
 
 import libcst as cst
@@ -92,11 +93,26 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
             # ``dict(v)`` without the keys, as CPython makes it; a literal
             # key needs no name the comprehension cannot see (in a class
             # body), whose first iterable is read where the match is.
-            rest = (
-                f"{{key: value for key, value in {low.b('dict')}({v.text}).items()"
-                f" if key not in {listed}}}"
-            )
+            rest = _rest_without(f"{low.b('dict')}({v.text})", listed)
         else:
             rest = f"{low.helper('rest')}({v.text}, {listed})"
         bindings.append((p.rest.value, rest))
     return all_of(*tests), bindings
+
+
+def _rest_without(copy: str, listed: str) -> str:
+    """A ``**rest`` capture in the readable layout: ``copy`` (``dict(v)``,
+    as CPython makes it) without the pattern's keys, in a comprehension
+    whose variables shadow no name ``copy`` or the keys read."""
+    if listed == "()":
+        return copy
+    used = set(re.findall(r"[A-Za-z_]\w*", copy + listed))
+    key, value = next(
+        pair
+        for pair in (("key", "value"), ("k", "v"), ("key_", "value_"))
+        if not used & set(pair)
+    )
+    return (
+        f"{{{key}: {value} for {key}, {value} in {copy}.items()"
+        f" if {key} not in {listed}}}"
+    )

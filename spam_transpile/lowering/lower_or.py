@@ -17,6 +17,7 @@ from spam_transpile.lowering.ir import (
     Value,
     all_of,
     is_true,
+    tests_in,
 )
 from spam_transpile.lowering.scopes import capture_names_of
 
@@ -78,6 +79,9 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         cond = all_of(*prefix, rests[0])
     else:
         cond = all_of(*prefix, AnyOf(tuple(rests)))
+    # A type checker reads a value by what the alternative that matched
+    # narrowed, where the alternatives narrow differently: each is kept.
+    keep_all = low.typed and not narrows(tuple(rests))
     out: Bindings = []
     for name in names:
         # The bindings are read once the whole pattern matched, so the
@@ -87,17 +91,33 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
             for rest, (_, bindings) in zip(rests, lowered)
         )
         # An option reading what the last one reads need not be tested.
-        while len(options) > 1 and _value_key(options[-2][1]) == _value_key(
-            options[-1][1]
+        while (
+            not keep_all
+            and len(options) > 1
+            and _value_key(options[-2][1]) == _value_key(options[-1][1])
         ):
             options = options[:-2] + options[-1:]
         keys = {_value_key(value) for _, value in options}
         # The same path in every alternative needs no choice.
-        if len(keys) == 1:
+        if len(keys) == 1 and not keep_all:
             out.append((name, options[0][1]))
         else:
             out.append((name, Choice(options)))
     return cond, out
+
+
+def narrows(tests: Tuple[Cond, ...]) -> bool:
+    """Whether a type checker narrows the subject in each option of a choice
+    testing ``tests`` as the alternative that matched did: the alternatives
+    check no class (the shared checks did), or each but the last checks one
+    class only (``x.a if isinstance(x, A) else x.b``: the last is narrowed
+    by what the ``if`` around it and the earlier tests leave)."""
+    classes = [any(t.kind == "isinstance" for t in tests_in(test)) for test in tests]
+    if not any(classes):
+        return True
+    return all(
+        isinstance(test, Test) and test.kind == "isinstance" for test in tests[:-1]
+    )
 
 
 def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:
@@ -118,10 +138,14 @@ def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]
 _LONG_CHOICES = 160
 
 
-def stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
+def stores_in_last_alternatives(
+    cond: Cond, bindings: Bindings, typed: bool = False
+) -> Lowered:
     """An or-pattern checked last stores its captures as each alternative
     matches (nothing can fail after it), instead of choosing the values by
-    testing the alternatives again: shorter and faster for big ones."""
+    testing the alternatives again: shorter and faster for big ones, and
+    (``typed``) where a type checker would not narrow the choice's options
+    as the alternatives did."""
     from spam_transpile.lowering.emit import render_value
 
     parts = list(cond.parts) if isinstance(cond, All) else [cond]
@@ -133,7 +157,8 @@ def stores_in_last_alternatives(cond: Cond, bindings: Bindings) -> Lowered:
         for name, value in bindings
         if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
     ]
-    if not chosen or sum(len(render_value(v)) for _, v in chosen) < _LONG_CHOICES:
+    long = sum(len(render_value(v)) for _, v in chosen) >= _LONG_CHOICES
+    if not chosen or not (long or typed and not narrows(last.alternatives)):
         return cond, bindings
     if chosen != bindings[: len(chosen)]:
         # Stored first, they would come before captures CPython stores

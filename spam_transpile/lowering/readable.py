@@ -31,7 +31,17 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -43,15 +53,19 @@ from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import read_calls_once
 from spam_transpile.lowering.bodies import indented_block, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
-from spam_transpile.lowering.guard_values import guards_reading_values, names_read
+from spam_transpile.lowering.guard_values import (
+    GuardReadingValues,
+    guards_reading_values,
+    names_read,
+)
 from spam_transpile.lowering.guards import segments
-from spam_transpile.lowering.scopes import bound_besides
+from spam_transpile.lowering.declarations import declared_captures
 from spam_transpile.lowering.subjects import local_subject
 
 from spam_transpile.lowering.readable_passes import (
     SharedLength,
     measured_in_branches,
-    read_differently,
+    container_captures,
     spelled_readably,
     stores_in,
     unpacking,
@@ -94,9 +108,8 @@ class ReadableMatch:
         self.subject, self.subject_var, self.info = self._subject()
         #: the helper's field reads named so far (``_fields_once``)
         self._fields: Dict[str, str] = {}
-        self._attributes: Dict[str, str] = {}
         #: per case index: its guard reading the captured values
-        self._guards: Dict[int, cst.BaseExpression] = {}
+        self._guards: Dict[int, GuardReadingValues] = {}
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
@@ -147,13 +160,17 @@ class ReadableMatch:
         if self.subject_var is not None:
             out.append(self._assign_subject())
         cases = list(self.node.cases)
-        lowered = [
-            self.owner.lowering.lower_case(case.pattern, self.info) for case in cases
-        ]
+        lowering = self.owner.lowering
+        lowering.typed = self._annotated_function()
+        lowering.typed_stores = lowering.typed and self.owner.target.has_walrus
+        try:
+            lowered = [lowering.lower_case(case.pattern, self.info) for case in cases]
+        finally:
+            lowering.typed = lowering.typed_stores = False
         function = self.owner.scopes[-1].node
         if self.scope_kind == "function" and function is not None:
             self._guards = guards_reading_values(
-                function, self.original, self.node, lowered
+                function, self.original, self.node, lowered, self._stable_subject()
             )
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
@@ -172,7 +189,6 @@ class ReadableMatch:
             shared = [length.apply(pattern) for pattern in shared]
         lowered = self._later_lengths(shared + unshared, runs[1:], length)
         lowered = [self._fields_once(pattern) for pattern in lowered]
-        lowered = [self._attributes_once(pattern) for pattern in lowered]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
         # Module and class bodies: these are no attributes of theirs. Each
@@ -195,7 +211,10 @@ class ReadableMatch:
         statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
         out += statements
         declared = self._declarations(cases, lowered)
-        out[:0] = [_statement(f"{name}: object") for name in declared]
+        kinds = container_captures(self.original)
+        out[:0] = [
+            _statement(f"{name}: {kinds.get(name, 'object')}") for name in declared
+        ]
         if self._doomed and self.scope_kind == "class":
             # A class body's namespace sees every store: they live in the
             # enclosing function or the module (see class_temps).
@@ -268,37 +287,18 @@ class ReadableMatch:
     def _declarations(
         self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
     ) -> List[str]:
-        """Captures declared ``name: object`` before the chain, in a function.
-
-        - Before 3.8, those a test stores through their cells (a guarded
-          case's, an or-pattern's): the compiler must see them as locals of
-          the function (keep-lines declares them on the match line).
-        - In an annotated function, those cases capture from attributes of
-          different classes: a type checker types a variable by its first
-          assignment, where it typed a capture by the union of the match's
-          captures; declared ``object``, each assignment narrows it to what
-          it stores.
-
-        Never a name the function binds otherwise, nor a global or nonlocal
-        one: a declaration after a binding is an error for mypy (and of a
-        global one, for CPython).
-        """
         function = self.owner.scopes[-1].node
         if self.scope_kind != "function" or not isinstance(function, cst.FunctionDef):
             return []
-        wanted: List[str] = []
+        stored: List[str] = []
         if not self.owner.target.has_walrus:
             for index, (case, pattern) in enumerate(zip(cases, lowered)):
-                stored = [n for alt in stores_in(pattern.cond) for n, _ in alt]
-                if case.guard is not None and index not in self._guards:
-                    stored += [name for name, _ in pattern.bindings]
-                wanted += [name for name in stored if name not in wanted]
-        if self._annotated_function():
-            wanted += [n for n in read_differently(lowered) if n not in wanted]
-        if not wanted:
-            return []
-        bound = bound_besides(function, self.original)
-        return [name for name in wanted if name not in bound]
+                stored += [n for alt in stores_in(pattern.cond) for n, _ in alt]
+                if case.guard is not None:
+                    stored += self._stored_before_guard(index, pattern)
+        return declared_captures(
+            function, self.original, lowered, stored, self._annotated_function()
+        )
 
     def _shared_length(
         self, lowered: Sequence[LoweredPattern]
@@ -333,34 +333,19 @@ class ReadableMatch:
             self._fields,
         )
 
-    def _attributes_once(self, pattern: LoweredPattern) -> LoweredPattern:
-        """An attribute a case reads more than once through ``getattr`` (a
-        sub-pattern that rejects None reads a missing one as None), read
-        once into a variable named after it: ``isinstance(targets :=
-        getattr(node, "targets", None), Sequence) and len(targets) ==
-        1``, which a type checker narrows (it narrows no call)."""
-        if not self.owner.target.has_walrus or self.scope_kind != "function":
-            return pattern  # as _fields_once
-        return read_calls_once(
-            pattern,
-            f"{self.owner.names.builtin('getattr')}(",
-            self._attribute_name,
-            self._attributes,
-            in_alternatives=True,
-        )
-
-    def _attribute_name(self, call: str) -> str:
-        tree = ast.parse(call, mode="eval").body
-        name = getattr(tree, "args", [None, None])[1]
-        word = getattr(name, "value", None)
-        word = word if isinstance(word, str) and word.isidentifier() else "value"
-        return self.owner.names.readable(word.lstrip("_") or "value")
-
     def _fields_name(self, call: str) -> str:
         cls = ast.parse(call, mode="eval").body.args[1]  # type: ignore[attr-defined]
         word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
         snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
         return self.owner.names.readable(f"{snake}_fields")
+
+    def _stable_subject(self) -> FrozenSet[str]:
+        """The variables the subject is read by, which nothing rebinds while
+        the match runs: the match's temporary, or the local names
+        :func:`local_subject` found the match does not assign."""
+        if self.subject_var is not None:
+            return frozenset({self.subject_var})
+        return frozenset(self.info.elements or [self.subject])
 
     def _annotated_function(self) -> bool:
         node = self.owner.scopes[-1].node
@@ -494,11 +479,12 @@ class ReadableMatch:
         """``may_be_else``: the last of its chain, after another: ``else:``
         where it always matches."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
-        guard = self._guards.get(index, case.guard)
-        body = self._body(case, pattern, index if index in self._guards else None)
+        plan = self._guards.get(index)
+        guard = case.guard if plan is None else plan.guard
+        body = self._body(case, pattern, index if plan is not None else None)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
-        test = self._test(pattern, guard, stored=index not in self._guards)
+        test = self._test(pattern, guard, self._stored_before_guard(index, pattern))
         return cst.If(
             test=Raw(test),
             body=body,
@@ -521,7 +507,10 @@ class ReadableMatch:
         if assigned is not None:
             # the source's body: the one here holds lowered code as text
             read = names_read(self.original.cases[assigned].body)
-            used = tuple((n, v) for n, v in pattern.bindings if n in read)
+            stored = self._guards[assigned].stored
+            used = tuple(
+                (n, v) for n, v in pattern.bindings if n in read and n not in stored
+            )
             if used:
                 first += self._binding_statements(
                     case, LoweredPattern(pattern.cond, used), used == pattern.bindings
@@ -539,21 +528,30 @@ class ReadableMatch:
         self,
         pattern: LoweredPattern,
         guard: Optional[cst.BaseExpression],
-        stored: bool = True,
+        stored: Sequence[str] = (),
     ) -> str:
-        """``stored``: the guard reads the captures, stored before it."""
+        """``stored``: the captures stored before the guard runs."""
         parts: List[str] = []
         if not is_true(pattern.cond):
             cond = emit.render_cond(pattern.cond, readable=True, binder=self._binder())
             parts.append(cond)
         if guard is not None:
-            if pattern.bindings and stored:
+            before = [(n, v) for n, v in pattern.bindings if n in stored]
+            if before:
                 binder = self._binder()
-                parts.append(emit.store_text(pattern.bindings, binder, readable=True))
+                parts.append(emit.store_text(tuple(before), binder, readable=True))
             parts.append(emit.guard_operand(guard, self.owner.code(guard).strip()))
         if len(parts) > 1 and isinstance(pattern.cond, AnyOf):
             parts[0] = f"({parts[0]})"  # ``or`` binds looser than the ``and`` after it
         return " and ".join(parts) if parts else "True"
+
+    def _stored_before_guard(self, index: int, pattern: LoweredPattern) -> List[str]:
+        """The captures of a guarded case stored before its guard runs:
+        all, but where the guard reads the values (:mod:`.guard_values`)."""
+        plan = self._guards.get(index)
+        if plan is None:
+            return [name for name, _ in pattern.bindings]
+        return list(plan.stored)
 
     def _binder(self) -> emit.Binder:
         owner = self.owner

@@ -10,6 +10,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from spam_transpile.lowering.guard_values import target_names
+from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
+
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node
 
 from spam_transpile.lowering.ir import (
@@ -297,3 +300,61 @@ def _reading(node: Node, shared: SharedLength) -> Node:
     )
     children = tuple(_reading(child, shared) for child in node.children)
     return replace(node, tests=tests, children=children)  # type: ignore[arg-type]
+
+
+def typed_by_class_and_assigned(match: cst.Match) -> List[str]:
+    """Names a case captures with a class check (``str(name)``, ``int() as
+    n``) that another case's body assigns: a type checker types the
+    variable by whichever comes first in the text, and may find the other
+    incompatible (``name, port = text.split(":")`` in one body, ``int(port)``
+    in a later pattern), where it typed each capture apart."""
+    checked: Dict[str, set] = {}
+    assigned: Dict[str, set] = {}
+    for index, case in enumerate(match.cases):
+        for node in pattern_nodes(case.pattern):
+            name = _class_checked_capture(node)
+            if name is not None:
+                checked.setdefault(name, set()).add(index)
+        for node in descendants(case.body):
+            if isinstance(node, cst.AssignTarget):
+                for target in target_names(node.target):
+                    assigned.setdefault(target.value, set()).add(index)
+    return [
+        name for name, indexes in checked.items() if assigned.get(name, set()) - indexes
+    ]
+
+
+def _class_checked_capture(node: cst.CSTNode) -> Optional[str]:
+    if (
+        isinstance(node, cst.MatchAs)
+        and node.name is not None
+        and isinstance(node.pattern, cst.MatchClass)
+    ):
+        return node.name.value
+    if isinstance(node, cst.MatchClass) and len(node.patterns) == 1:
+        only = node.patterns[0].value
+        if isinstance(only, cst.MatchAs) and only.pattern is None and only.name:
+            return only.name.value
+    return None
+
+
+def container_captures(match: cst.Match) -> Dict[str, str]:
+    """The captures of ``match`` that always hold a new ``list`` (``*rest``)
+    or ``dict`` (``**rest``), bound no other way by any case: declared with
+    that type, a type checker reads them as what they are."""
+    kinds: Dict[str, str] = {}
+    other: set = set()
+    for case in match.cases:
+        for node in pattern_nodes(case.pattern):
+            if isinstance(node, cst.MatchStar) and node.name is not None:
+                found: Tuple[str, str] = (node.name.value, "list")
+            elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+                found = (node.rest.value, "dict")
+            elif isinstance(node, cst.MatchAs) and node.name is not None:
+                other.add(node.name.value)
+                continue
+            else:
+                continue
+            if kinds.setdefault(found[0], found[1]) != found[1]:
+                other.add(found[0])
+    return {name: kind for name, kind in kinds.items() if name not in other}

@@ -26,6 +26,7 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.lowering.names import BoundNames
+from spam_transpile.syntax.cstwalk import descendants
 
 
 class _LocalBindings(BoundNames):
@@ -116,6 +117,22 @@ def bound_besides(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]
         bindings.names.add(param.name.value)
     function.body.visit(bindings)
     return frozenset(bindings.names | bindings.declared)
+
+
+def bound_outside(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
+    """Names ``function`` binds outside ``match`` (as :func:`bound_besides`),
+    and those ``match``'s bodies annotate: where a declaration before the
+    match would follow a binding, or meet a second annotation."""
+    bindings = _BindingsBesides(frozenset({id(match)}))
+    for param in _params(function.params):
+        bindings.names.add(param.name.value)
+    function.body.visit(bindings)
+    annotated = {
+        node.target.value
+        for node in descendants(match)
+        if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)
+    }
+    return frozenset(bindings.names | bindings.declared | annotated)
 
 
 def _params(params: cst.Parameters) -> list:
