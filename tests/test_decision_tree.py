@@ -82,13 +82,13 @@ def test_cases_after_a_group_that_could_still_match_stay_in_the_chain() -> None:
     # a capture after the group takes what the group leaves: short, it is
     # written twice, as the group's else and after it
     capture = _function(out, "after_a_capture")
-    assert "    if size_3 == 2:\n        if s[1] == 1:\n" in capture
+    assert "    if size == 2:\n        if s[1] == 1:\n" in capture
     assert capture.count('print("other", other)') == 2
 
 
 def test_a_test_the_later_cases_exclude_nests_within_the_chain() -> None:
     out = _readable(ROOT / "fixtures/decision_tree/exclusive_tests.py")
-    assert '    if size_2 == 2:\n        if s[1] == "left":\n' in _function(
+    assert '    if size == 2:\n        if s[1] == "left":\n' in _function(
         out, "lengths"
     )
     assert "    if isinstance(s, Mapping):\n" in _function(out, "kinds")

@@ -154,3 +154,33 @@ def _lower(pattern: str) -> str:
 )
 def test_lowering(pattern: str, expected: str) -> None:
     assert _lower(pattern) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("item.hosts[0].port", "item.hosts[0].port"),
+        ("s[0].kind", "s[0].kind"),
+        ("v[a][b]", "v[a][b]"),
+        ('v["a"] + w', '(v["a"] + w)'),
+        ("x if y else z", "(x if y else z)"),
+        ("-x", "(-x)"),
+        ("f(x).y", "(f(x).y)"),
+        ("(a, b)", "(a, b)"),
+    ],
+)
+def test_atom_parenthesizes_only_what_needs_it(text: str, expected: str) -> None:
+    from spam_transpile.lowering.paths import atom
+
+    assert atom(text) == expected
+    ast.parse(expected + ".x", mode="eval")
+
+
+def test_a_star_capture_of_every_item_is_a_new_list_of_them() -> None:
+    from spam_transpile import transpile
+
+    source = (
+        "def f(v):\n    match v:\n        case [*items]:\n            return items\n"
+    )
+    out = transpile(source, layout="readable")
+    assert "items = list(v)\n" in out

@@ -238,12 +238,16 @@ def test_classes_of_other_modules_are_read_as_declared(tmp_path: Path) -> None:
     project = ProjectFacts()
     pricing = _readable(tmp_path / "shop/pricing.py", project)
     assert (
-        "    if isinstance(item, LineItem) and item.kind == Kind.FOOD"
-        " and item.quantity >= 10:\n"
-        "        q, p = item.quantity, item.unit_price\n"
+        "    if isinstance(item, LineItem):\n"
+        "        if item.kind == Kind.FOOD and item.quantity >= 10:\n"
+        "            q, p = item.quantity, item.unit_price\n"
     ) in pricing
     # positional sub-patterns by the dataclass's fields, no presence tests
-    assert "    elif isinstance(item, LineItem):\n" in pricing
+    assert (
+        "        else:\n"
+        "            q, p = item.quantity, item.unit_price\n"
+        "            return q * p\n"
+    ) in pricing
     assert "_spam" not in pricing and "hasattr" not in pricing
     consulted = project.consulted(str(tmp_path / "shop/pricing.py"))
     assert str(tmp_path.resolve() / "shop/models.py") in consulted

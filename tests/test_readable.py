@@ -517,11 +517,13 @@ def test_a_guard_reads_the_captured_values_where_nothing_sees_the_difference(
     out = transpile(GUARD_READS_VALUES, target=target, layout="readable")
     total = out[out.index("def total") : out.index("def kept")]
     # as a person writes it: the test reads the attribute, the body assigns
+    # (nested under the class test the cases share: the guards make no call)
     assert (
-        "    if isinstance(item, Item) and item.quantity >= 10:\n"
-        "        q, p = item.quantity, item.price\n"
+        "    if isinstance(item, Item):\n"
+        "        if item.quantity >= 10:\n"
+        "            q, p = item.quantity, item.price\n"
     ) in total
-    assert "and item.quantity > 0 and seen:\n        q = item.quantity\n" in total
+    assert "elif item.quantity > 0 and seen:\n            q = item.quantity\n" in total
     # a new list would be made again for each read: stored first
     stored = (
         "[first := item[0], rest := list(item)[1:]]"
@@ -700,7 +702,7 @@ def test_the_abcs_join_the_modules_own_collections_abc_import() -> None:
     out = transpile(source, layout="readable")
     assert out.count("from collections.abc import") == 1
     assert "from collections.abc import Mapping, Sequence\nimport os\n" in out
-    # a module without one gets its own, first of its imports, black-spaced
+    # a module without one gets its own where isort sorts it, black-spaced
     alone = transpile(source.replace("from collections.abc import Mapping\n", ""))
     assert "_spam" in alone  # keep-lines: the exact helper
     readable = transpile(
@@ -708,8 +710,19 @@ def test_the_abcs_join_the_modules_own_collections_abc_import() -> None:
     )
     assert (
         "from __future__ import annotations\n\n"
-        "from collections.abc import Mapping, Sequence\nimport os\n"
+        "import os\nfrom collections.abc import Mapping, Sequence\n\n\ndef f(x):\n"
     ) in readable
+    # before the next section, a blank line between
+    local = transpile(
+        source.replace("from collections.abc import Mapping\n", "").replace(
+            "import os\n", "import os\nfrom .models import Shape\n"
+        ),
+        layout="readable",
+    )
+    assert (
+        "import os\nfrom collections.abc import Mapping, Sequence\n\n"
+        "from .models import Shape\n"
+    ) in local
 
 
 def test_alternative_classes_are_one_isinstance(tmp_path: Path) -> None:
@@ -847,3 +860,37 @@ def test_a_rest_capture_is_built_with_names_that_shadow_nothing() -> None:
     out = transpile(source, layout="readable")
     assert 'rest = {k: v for k, v in dict(value).items() if k not in ("a",)}' in out
     assert "everything = dict(value)\n" in out
+
+
+SAME_BODIES = """\
+def check(key, value):
+    problems = []
+    match key, value:
+        case "stop", True | False:
+            pass
+        case "priority", "low" | "high":
+            pass
+        # a comment keeps its own branch
+        case "size", int():
+            pass
+        case _:
+            problems.append(key)
+    return problems
+
+
+for pair in [("stop", True), ("priority", "low"), ("size", 3), ("x", 1)]:
+    print(check(*pair))
+"""
+
+
+def test_branches_with_the_same_body_are_one_branch(tmp_path: Path) -> None:
+    out = transpile(SAME_BODIES, layout="readable")
+    assert (
+        '    if (key == "stop" and (value is True or value is False)) or (\n'
+        '        key == "priority" and value in ("low", "high")\n'
+        "    ):\n"
+        "        pass\n"
+        "    # a comment keeps its own branch\n"
+        '    elif key == "size" and isinstance(value, int):\n'
+    ) in out
+    assert assert_runs_like_native(SAME_BODIES, out, tmp_path, ("3.9",))

@@ -40,7 +40,7 @@ from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from spam_transpile.lowering.bodies import always_leaves, one_short_line
-from spam_transpile.lowering.guards import may_run_code
+from spam_transpile.lowering.guards import calls, may_run_code
 from spam_transpile.lowering.ir import (
     TRUE,
     All,
@@ -127,15 +127,17 @@ def tree_of_cases(
     lowered: Sequence[LoweredPattern],
     in_function: bool,
     builtin: Callable[[str], str],
+    trusts_operators: bool = False,
 ) -> List[Node]:
     """:func:`decision_tree` of one match statement's cases, with what it
     needs to know of their guards and bodies. ``builtin``: how the module
-    spells a builtin."""
+    spells a builtin; ``trusts_operators``: as :func:`.guards.segments`."""
     guarded = {i for i, case in enumerate(cases) if case.guard is not None}
     code_guards = {
         i
         for i in guarded
-        if may_run_code(
+        if not (trusts_operators and not calls(cases[i].guard))  # type: ignore
+        and may_run_code(
             cases[i].guard,  # type: ignore[arg-type]
             cases[i].pattern,
             in_function,

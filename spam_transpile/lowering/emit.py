@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -34,6 +34,9 @@ from spam_transpile.lowering.ir import (
 from spam_transpile.lowering.names import Names
 from spam_transpile.lowering.reads import Reads
 from spam_transpile.settings import Target
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.scope_info import Scope
 
 
 @dataclass
@@ -118,6 +121,29 @@ def cell_binder(
         return items
 
     return Binder(store=store, store_all=store_all)
+
+
+def binder_for(
+    scope: "Scope",
+    target: Target,
+    names: Names,
+    mangle: Callable[[str], str],
+    store_helper: Callable[[], str],
+) -> Binder:
+    """How a test stores captures in ``scope``: ``:=`` where the target has
+    it (outside a comprehension it binds global, nonlocal and class-private
+    names like any assignment); before 3.8, through a function's cells
+    (``store_helper()``: the helper's ``store``, asked for only then), a
+    class body's namespace, or ``locals()`` of a module body."""
+    if target.has_walrus:
+        return walrus_binder()
+    if scope.kind == "function":
+        return cell_binder(
+            names, target, scope.declared_globals(), mangle, store_helper()
+        )
+    if scope.kind == "class":
+        return class_binder(names, target, scope.declarations(), mangle)
+    return namespace_binder(f"{names.builtin('locals')}()", mangle)
 
 
 def class_binder(

@@ -433,35 +433,13 @@ class MatchEmitter(PlanPasses):
         return (self.node.indent or self.owner.module.default_indent) * 2
 
     def _binder(self) -> emit.Binder:
-        modern = self.owner.target.has_walrus
-        kind = self.scope.kind
-        if kind == FUNCTION:
-            # ``:=`` outside a comprehension binds global, nonlocal and
-            # class-private names like any assignment.
-            binder = (
-                emit.walrus_binder()
-                if modern
-                else emit.cell_binder(
-                    self.names,
-                    self.owner.target,
-                    self.scope.declared_globals(),
-                    self.owner.mangle,
-                    self.owner.lowering.helper("store"),
-                )
-            )
-        elif modern:
-            binder = emit.walrus_binder()
-        elif kind == CLASS:
-            binder = emit.class_binder(
-                self.names,
-                self.owner.target,
-                self.scope.declarations(),
-                self.owner.mangle,
-            )
-        else:
-            namespace = f"{self.names.builtin('locals')}()"
-            binder = emit.namespace_binder(namespace, self.owner.mangle)
-        return binder
+        return emit.binder_for(
+            self.scope,
+            self.owner.target,
+            self.names,
+            self.owner.mangle,
+            lambda: self.owner.lowering.helper("store"),
+        )
 
     def _with_guard_and_cleanup(
         self,

@@ -362,6 +362,8 @@ def _star_items(low: Lowering, v: Subject, start: int, size: int) -> str:
     end = size - start - 1
     if low.readable:
         items = f"{low.b('list')}({v.text})"
+        if not start and not end:
+            return items  # ``[*rest]``: a new list of them all
         return f"{items}[{start or ''}:{-end if end else ''}]"
     return f"{low.helper('items')}({v.text}, {start}, {end})"
 
@@ -384,7 +386,6 @@ def _choices_lost(bindings: Bindings) -> bool:
     """Whether a value is chosen by alternatives a type checker does not
     narrow the choice by (:func:`.lower_or.narrows`)."""
     return any(
-        isinstance(value, Choice)
-        and not narrows(tuple(test for test, _ in value.options))
+        isinstance(value, Choice) and not narrows(value.options)
         for _, value in bindings
     )

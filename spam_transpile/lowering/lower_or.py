@@ -79,9 +79,6 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         cond = all_of(*prefix, rests[0])
     else:
         cond = all_of(*prefix, AnyOf(tuple(rests)))
-    # A type checker reads a value by what the alternative that matched
-    # narrowed, where the alternatives narrow differently: each is kept.
-    keep_all = low.typed and not narrows(tuple(rests))
     out: Bindings = []
     for name in names:
         # The bindings are read once the whole pattern matched, so the
@@ -89,6 +86,14 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         options = tuple(
             (rest, dict(bindings).get(name, "None"))
             for rest, (_, bindings) in zip(rests, lowered)
+        )
+        # A type checker reads a value by what the alternative that matched
+        # narrowed: one read for all would lose that (``node.value`` of a
+        # ``Return(value=AST())`` or of an ``Expr``).
+        keep_all = low.typed and any(
+            isinstance(value, str) and _reads_into(value, path)
+            for test, value in options
+            for path in _classes_checked(test)
         )
         # An option reading what the last one reads need not be tested.
         while (
@@ -106,18 +111,29 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
     return cond, out
 
 
-def narrows(tests: Tuple[Cond, ...]) -> bool:
-    """Whether a type checker narrows the subject in each option of a choice
-    testing ``tests`` as the alternative that matched did: the alternatives
-    check no class (the shared checks did), or each but the last checks one
-    class only (``x.a if isinstance(x, A) else x.b``: the last is narrowed
-    by what the ``if`` around it and the earlier tests leave)."""
-    classes = [any(t.kind == "isinstance" for t in tests_in(test)) for test in tests]
-    if not any(classes):
+def narrows(options: Sequence[Tuple[Cond, Value]]) -> bool:
+    """Whether a type checker reads each value of a choice as the
+    alternative that matched narrowed it. Each option but the last is
+    narrowed by its own test (``x if test else ...``); the last, written as
+    the ``else``, only by what the earlier tests leave: so its value must
+    not read into what its own test checks the class of, unless each
+    earlier test checks one class only (``x.values if isinstance(x,
+    BoolOp) else x.elts``, under ``if isinstance(x, (BoolOp, List)):``)."""
+    test, value = options[-1]
+    if not isinstance(value, str):
+        return False
+    if not any(_reads_into(value, path) for path in _classes_checked(test)):
         return True
-    return all(
-        isinstance(test, Test) and test.kind == "isinstance" for test in tests[:-1]
-    )
+    return all(isinstance(t, Test) and t.kind == "isinstance" for t, _ in options[:-1])
+
+
+def _classes_checked(cond: Cond) -> List[str]:
+    return [t.path for t in tests_in(cond) if t.kind == "isinstance"]
+
+
+def _reads_into(value: str, path: str) -> bool:
+    """``value`` is ``path`` or reads an attribute or item of it."""
+    return value == path or value.startswith((path + ".", path + "["))
 
 
 def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:
@@ -158,7 +174,8 @@ def stores_in_last_alternatives(
         if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
     ]
     long = sum(len(render_value(v)) for _, v in chosen) >= _LONG_CHOICES
-    if not chosen or not (long or typed and not narrows(last.alternatives)):
+    followed = all(narrows(value.options) for _, value in chosen)  # type: ignore
+    if not chosen or not (long or typed and not followed):
         return cond, bindings
     if chosen != bindings[: len(chosen)]:
         # Stored first, they would come before captures CPython stores

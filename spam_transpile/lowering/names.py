@@ -17,7 +17,7 @@ import itertools
 import re
 import sys
 import warnings
-from typing import FrozenSet, Iterator, Optional, Set
+from typing import Dict, FrozenSet, Iterator, Optional, Set
 
 import libcst as cst
 
@@ -197,6 +197,8 @@ class Names:
         self._taken: Set[str] = set(taken)
         self._shadowed = shadowed
         self._counter = 0
+        #: per function (by id): the names :meth:`readable` took for it
+        self._locals: Dict[int, Set[str]] = {}
 
     def temp(self, hint: str) -> str:
         while True:
@@ -206,10 +208,28 @@ class Names:
                 self._taken.add(candidate)
                 return candidate
 
-    def readable(self, hint: str) -> str:
+    def readable(self, hint: str, function: Optional[object] = None) -> str:
         """A name for a variable a person would have written: ``hint``, or
-        ``hint_2`` and so on when the module already uses it."""
-        return self._first_free(hint, (f"{hint}_{n}" for n in itertools.count(2)))
+        ``hint_2`` and so on when the module already uses it.
+
+        ``function`` (a key for one function), for a variable local to it:
+        each function may reuse a name another function took this way (its
+        locals are its own), never one the module uses or a module or class
+        body took."""
+        others = (f"{hint}_{n}" for n in itertools.count(2))
+        if function is None:
+            taken_locally = set().union(*self._locals.values())
+            name = hint
+            while name in self._taken or name in taken_locally:
+                name = next(others)
+            self._taken.add(name)
+            return name
+        local = self._locals.setdefault(id(function), set())
+        name = hint
+        while name in self._taken or name in local:
+            name = next(others)
+        local.add(name)
+        return name
 
     @property
     def shadowed(self) -> FrozenSet[str]:

@@ -47,11 +47,16 @@ def is_wildcard(pattern: cst.MatchPattern) -> bool:
 
 
 _DOTTED = re.compile(r"[^\W\d][\w.]*\Z")
+# A name followed by attributes and subscripts holding no bracket:
+# ``item.hosts[0].port``
+_PRIMARY = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*|\[[^\[\]]*\])*\Z")
 
 
 def atom(text: str) -> str:
     """``text`` safe to follow with ``[i]``, ``.x`` or to use as an operand."""
-    if _DOTTED.match(text) or (text.startswith("(") and _balanced(text)):
+    if _DOTTED.match(text) or _PRIMARY.match(text):
+        return text
+    if text.startswith("(") and _balanced(text):
         return text
     if text.endswith(("]", ")")) and not text.startswith(("-", "not ")):
         # a call, subscript or attribute chain: already an atom

@@ -4,27 +4,20 @@ The same lowered cases as the keep-lines layout, written as a person writes
 Python 3.9: real statements, lines free to move.
 
 - A subject that is not already a local name gets a variable of its own
-  (``subject = command.split()``), as a person names it.
-- Each case is an ``if``/``elif`` on its condition; without a guard, its
-  captures are plain assignments at the top of its body (``x = shape.x``,
-  ``first, *rest = shape``, a few short ones as one ``x, y = ..., ...``);
-  with a guard they are stored inside the test, before the guard, since a
-  failed guard leaves them bound.
-- A last ``case _:`` becomes ``else:``, so an exhaustive match stays
-  exhaustive for type checkers.
-- Sequence and mapping checks read ``isinstance(v, Sequence)`` with the
-  ABCs of ``collections.abc`` (README, Known limits: not CPython's type
-  flags), and a type checker narrows the subject for the reads that follow.
-- Cases that dispatch on a sequence's length share it, as a person
-  dispatching on ``line.split()`` does: ``size = len(subject) if
-  isinstance(subject, Sequence) and ... else -1`` once, then ``size == 2
-  and subject[0] == "go"`` (see readable_passes.SharedLength).
+  (``subject = command.split()``), named once per function.
+- Cases are an ``if``/``elif`` chain, nested where they share a test
+  (decision_tree.py), a last ``case _:`` its ``else:``. Captures are
+  assignments at the top of the body (``x, y = shape.x, shape.y``,
+  ``first, *rest = shape``); a guard reads the values where they are, or
+  the captures are stored in the test before it (guard_values.py).
+- Sequence and mapping checks use the ABCs of ``collections.abc`` (README,
+  Known limits), which a type checker narrows on; cases that dispatch on a
+  sequence's length share it (``size = len(subject) if ... else -1``).
 - What needs run-time help is a private function after the module's
   imports (readable_file.py), only where the module needs it.
 
 Black then formats exactly the lines that changed (its line-ranges feature),
-and the result must have the same syntax tree as before formatting
-(readable_file.py, with the helper block).
+and the result must have the same syntax tree as before formatting.
 """
 
 from __future__ import annotations
@@ -66,6 +59,7 @@ from spam_transpile.lowering.readable_passes import (
     SharedLength,
     measured_in_branches,
     container_captures,
+    merged_same_bodies,
     spelled_readably,
     stores_in,
     unpacking,
@@ -116,7 +110,7 @@ class ReadableMatch:
         local = local_subject(self.owner, self.owner.scopes[-1], self.original, node)
         if local is not None:
             return local.text, None, local
-        var = self.owner.names.readable("subject")
+        var = self._local_name("subject")
         info = Subject(var)
         if isinstance(node, cst.Tuple) and not any(
             isinstance(e, cst.StarredElement) for e in node.elements
@@ -202,7 +196,7 @@ class ReadableMatch:
         plan = self._plan(cases, lowered)
         if length is None and self.scope_kind == "function":
             plan = measured_in_branches(
-                plan, self.subject, lambda: self.owner.names.readable("size")
+                plan, self.subject, lambda: self._local_name("size")
             )
         statements = self._statements_of(plan, chain)
         head = statements[0]
@@ -271,12 +265,14 @@ class ReadableMatch:
         name = first.name if first is not None else ""
 
         def new_name() -> str:
-            return name or self.owner.names.readable("size")
+            return name or self._local_name("size")
 
         for start, end in runs:
             if self.subject_var is None and self._annotated_function():
                 break  # as _shared_length
-            length = SharedLength.of(self.subject, lowered[start:end], new_name)
+            length = SharedLength.of(
+                self.subject, lowered[start:end], new_name, self._nests()
+            )
             if length is None:
                 continue
             name = length.name
@@ -308,7 +304,10 @@ class ReadableMatch:
             # declared type of ``shape``, not narrowed to a sequence.
             return None
         return SharedLength.of(
-            self.subject, lowered, lambda: self.owner.names.readable("size")
+            self.subject,
+            lowered,
+            lambda: self._local_name("size"),
+            self._nests(),
         )
 
     def _fields_once(self, pattern: LoweredPattern) -> LoweredPattern:
@@ -338,6 +337,18 @@ class ReadableMatch:
         word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
         snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
         return self.owner.names.readable(f"{snake}_fields")
+
+    def _local_name(self, hint: str) -> str:
+        """A name for a temporary: in a function, one of its own (each
+        function may have its ``subject``)."""
+        function = self.owner.scopes[-1].node if self._nests() else None
+        return self.owner.names.readable(hint, function)
+
+    def _nests(self) -> bool:
+        """Whether the decision tree may nest cases (:meth:`_plan`): in a
+        function (module and class bodies delete their temporaries in each
+        case, one chain)."""
+        return self.scope_kind == "function"
 
     def _stable_subject(self) -> FrozenSet[str]:
         """The variables the subject is read by, which nothing rebinds while
@@ -376,10 +387,12 @@ class ReadableMatch:
         nested under it), or one after the other where the bodies delete
         temporaries (module and class bodies: an ``else`` deletes them when
         no case matched, which a nested test would skip)."""
-        if self._doomed:
+        if self._doomed or not self._nests():
             return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
         in_function = self.scope_kind == "function"
-        return tree_of_cases(cases, lowered, in_function, self.owner.names.builtin)
+        return tree_of_cases(
+            cases, lowered, in_function, self.owner.names.builtin, True
+        )
 
     def _statements_of(
         self,
@@ -466,7 +479,7 @@ class ReadableMatch:
             case = self.node.cases[node.index]
             otherwise = last and not first and chain is None
             chain = self._case(case, node.pattern, chain, otherwise, lines)
-        return chain
+        return merged_same_bodies(chain, Raw)
 
     def _case(
         self,
@@ -555,29 +568,21 @@ class ReadableMatch:
 
     def _binder(self) -> emit.Binder:
         owner = self.owner
-        scope = owner.scopes[-1]
-        if owner.target.has_walrus:
-            return emit.walrus_binder()
-        if scope.kind == "function":
-            return emit.cell_binder(
-                owner.names,
-                owner.target,
-                scope.declared_globals(),
-                owner.mangle,
-                owner.lowering.helper("store"),
-            )
-        if scope.kind == "class":
-            return emit.class_binder(
-                owner.names, owner.target, scope.declarations(), owner.mangle
-            )
-        return emit.namespace_binder(f"{owner.names.builtin('locals')}()", owner.mangle)
+        return emit.binder_for(
+            owner.scopes[-1],
+            owner.target,
+            owner.names,
+            owner.mangle,
+            lambda: owner.lowering.helper("store"),
+        )
 
     def _binding_statements(
         self, case: cst.MatchCase, pattern: LoweredPattern, every: bool = True
     ) -> List[cst.SimpleStatementLine]:
         """``every``: ``pattern`` has every binding of the case (else a
         sequence is not unpacked)."""
-        unpacked = unpacking(case.pattern, self.subject) if every else None
+        list_name = self.owner.names.builtin("list")
+        unpacked = unpacking(case.pattern, self.subject, list_name) if every else None
         if unpacked is not None:
             return [_statement(unpacked)]
         values = [

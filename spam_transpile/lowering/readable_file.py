@@ -16,6 +16,7 @@ import libcst as cst
 from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.runtime import PARTS, wanted_parts
+from spam_transpile.lowering.stdlib_classes import in_stdlib
 
 from spam_transpile.lowering.readable import LINE_LENGTH
 
@@ -99,17 +100,66 @@ def place_abc_import(module: cst.Module, names: Mapping[str, str]) -> cst.Module
         body[existing] = statement.with_changes(body=[merged])
         return module.with_changes(body=body)
     line = cst.parse_statement(f"from collections.abc import {aliases}\n")
-    index = 1 if body and _is_docstring(body[0]) else 0
-    while index < len(body) and _is_future_import(body[index]):
-        index += 1
-    if index < len(body) and _is_import(body[index]) and index:
-        first = body[index]
-        body[index] = first.with_changes(leading_lines=[])
-        line = line.with_changes(leading_lines=first.leading_lines)
-        return module.with_changes(body=[*body[:index], line, *body[index:]])
-    if index < len(body) and _is_import(body[index]):
-        return module.with_changes(body=[line, *body])
-    return _after_imports(module, [line])
+    start = 1 if body and _is_docstring(body[0]) else 0
+    while start < len(body) and _is_future_import(body[start]):
+        start += 1
+    end = _end_of_imports(body)
+    if start >= end:
+        return _after_imports(module, [line])
+    return module.with_changes(body=_sorted_in(body, start, end, line))
+
+
+#: where ``from collections.abc import ...`` sorts among imports (isort's
+#: order: sections, then ``import`` before ``from``, then the module)
+_ABC_KEY = (0, 1, "collections.abc")
+
+
+def _sorted_in(
+    body: Sequence[cst.BaseStatement],
+    start: int,
+    end: int,
+    line: cst.BaseStatement,
+) -> List[cst.BaseStatement]:
+    """``body`` with ``line`` among its imports ``body[start:end]``, where
+    isort puts it: in the standard library's section, a blank line between
+    it and the next section."""
+    at = next((i for i in range(start, end) if _import_key(body[i]) > _ABC_KEY), end)
+    blank = [cst.EmptyLine()]
+    if at == end:
+        # the last import: after the others, a section of its own or not
+        last = _import_key(body[end - 1])[0]
+        line = line.with_changes(leading_lines=[] if last == 0 else blank)
+        return [*body[:end], line, *body[end:]]
+    following = body[at]
+    assert isinstance(following, cst.SimpleStatementLine)  # (an import)
+    same = _import_key(following)[0] == 0
+    if at == start:
+        # the first import: it takes the lines above the block
+        line = line.with_changes(leading_lines=following.leading_lines)
+        following = following.with_changes(leading_lines=[] if same else blank)
+    elif not same and not following.leading_lines:
+        following = following.with_changes(leading_lines=blank)
+    return [*body[:at], line, following, *body[at + 1 :]]
+
+
+def _import_key(statement: cst.BaseStatement) -> Tuple[int, int, str]:
+    """isort's order of an import line: section (0 the standard library,
+    1 another installed package, 2 a relative import), ``import`` (0) or
+    ``from`` (1), module."""
+    assert isinstance(statement, cst.SimpleStatementLine)
+    small = statement.body[0]
+    if isinstance(small, cst.Import):
+        module = cst.Module([]).code_for_node(small.names[0].name)
+        style = 0
+    else:
+        assert isinstance(small, cst.ImportFrom)
+        if small.relative:
+            return (2, 1, "")
+        assert small.module is not None
+        module = cst.Module([]).code_for_node(small.module)
+        style = 1
+    section = 0 if in_stdlib(module) else 1
+    return (section, style, module)
 
 
 def _abc_import_at(body: Sequence[cst.BaseStatement]) -> Optional[int]:
@@ -219,17 +269,21 @@ _TOP_DEFINITION = ("def ", "class ", "async def ", "@")
 
 def _with_definitions_after(lines: List[int], text: Sequence[str]) -> List[int]:
     """``lines`` and each top-level ``def``, ``class`` or decorator line
-    right after a run of them: black decides the blank lines before such a
+    right after a run of them (and blank lines): black decides the blank lines before such a
     line only when it formats the line (after an inserted import or the
     helper, two)."""
     taken = set(lines)
-    extra = [
-        number + 1
-        for number in lines
-        if number + 1 not in taken
-        and number < len(text)
-        and text[number].startswith(_TOP_DEFINITION)
-    ]
+    extra = []
+    for number in lines:
+        # (``number`` counts from 1: ``text[number]`` is the line after it)
+        after = number
+        while after < len(text) and not text[after].strip():
+            after += 1
+        if after + 1 not in taken and after < len(text):
+            if text[after].startswith(_TOP_DEFINITION):
+                # (formatting the line alone, black may take a blank line
+                # from before the definition: the definition goes too)
+                extra.append(after + 1)
     return sorted(taken.union(extra))
 
 

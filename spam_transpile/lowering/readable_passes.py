@@ -5,8 +5,9 @@ each test's readable spelling; captures written as one unpacking."""
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -58,7 +59,10 @@ class SharedLength:
         subject: str,
         patterns: Sequence[LoweredPattern],
         new_name: Callable[[], str],
+        nests: bool = False,
     ) -> Optional["SharedLength"]:
+        """``nests``: the decision tree may nest the cases under the tests
+        they open with."""
         if not patterns:
             return None
         first = patterns[0].cond
@@ -69,6 +73,13 @@ class SharedLength:
         ):
             return None
         assert isinstance(first, All)
+        if nests and all(
+            isinstance(p.cond, All) and p.cond.parts[:2] == first.parts[:2]
+            for p in patterns[1:]
+        ):
+            # Every case opens with the same kind and length: the decision
+            # tree nests them under one ``if`` that tests both, once.
+            return None
         check, length = first.parts[:2]
         assert isinstance(check, Test) and isinstance(length, Test)
         return cls(subject, new_name(), check, length)
@@ -218,8 +229,12 @@ def unparenthesized(text: str) -> str:
     return text
 
 
-def unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
-    """``a, *rest = subject`` when a sequence pattern only captures."""
+def unpacking(
+    pattern: cst.MatchPattern, subject: str, list_name: str = "list"
+) -> Optional[str]:
+    """``a, *rest = subject`` when a sequence pattern only captures;
+    ``rest = list(subject)`` for a lone star (``list_name``: how the
+    module spells the builtin)."""
     if not isinstance(pattern, (cst.MatchList, cst.MatchTuple)) or not pattern.patterns:
         return None
     targets = []
@@ -237,8 +252,10 @@ def unpacking(pattern: cst.MatchPattern, subject: str) -> Optional[str]:
         else:
             return None
     text = ", ".join(targets)
+    if len(targets) == 1 and text.startswith("*"):
+        return f"{text[1:]} = {list_name}({subject})"
     if len(targets) == 1:
-        text = f"[{text}]" if text.startswith("*") else text + ","
+        text += ","
     return f"{text} = {subject}"
 
 
@@ -358,3 +375,41 @@ def container_captures(match: cst.Match) -> Dict[str, str]:
             if kinds.setdefault(found[0], found[1]) != found[1]:
                 other.add(found[0])
     return {name: kind for name, kind in kinds.items() if name not in other}
+
+
+def merged_same_bodies(
+    chain: Optional[Union[cst.If, cst.Else]], raw: Callable[[str], cst.Name]
+) -> Optional[Union[cst.If, cst.Else]]:
+    """``chain`` with consecutive branches whose bodies are the same code
+    merged into one, their tests joined by ``or`` (``elif key == "stop"
+    and ...: pass`` twice), as a person writes them (ruff's SIM114). Exact:
+    ``or`` tries the second test only where the first failed, as the chain
+    did. Not across comments before a branch. ``raw``: makes the test."""
+    if not isinstance(chain, cst.If):
+        return chain
+    rest = merged_same_bodies(chain.orelse, raw)
+    while (
+        isinstance(rest, cst.If)
+        and not rest.leading_lines
+        and _code(rest.body) == _code(chain.body)
+    ):
+        test = f"{_operand(_code(chain.test))} or {_operand(_code(rest.test))}"
+        chain = chain.with_changes(test=raw(test))
+        rest = rest.orelse
+    return chain.with_changes(orelse=rest)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _operand(test: str) -> str:
+    """``test`` as an operand of ``or``, parenthesized where it is more
+    than one term (for the reader: ``and`` binds tighter anyway)."""
+    try:
+        tree = ast.parse(test.strip(), mode="eval").body
+    except SyntaxError:
+        return f"({test})"
+    if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)):
+        return f"({test})"
+    return test
