@@ -533,8 +533,9 @@ def test_a_guard_reads_the_captured_values_where_nothing_sees_the_difference(
     assert f"        and {stored}\n        and first == len(rest)\n" in total
     # a body that does not read a capture does not assign it
     assert "        and item[0] < item[1]\n    ):\n        first = item[0]\n" in total
-    # read after the match: a failed guard must leave ``x`` bound
-    assert "x := item[0]" in out or "_spam.store(lambda: x, x=item[0])" in out
+    # read after the match: a failed guard must leave ``x`` bound; the last
+    # case of its chain assigns it, then tests its guard inside
+    assert "        (x,) = item\n        if x > 0:\n            pass\n" in out
     printed = assert_runs_like_native(GUARD_READS_VALUES, out, tmp_path, (target,))
     assert b"NameError" not in printed
 
@@ -836,8 +837,10 @@ def test_a_guard_reads_the_subject_itself_even_where_it_calls(
         '    elif isinstance(value, str) and value and ":" not in value:\n'
         "        name = value\n"
     ) in parse
-    # only the capture the guard reads, a new dict, is stored before it
-    assert "rest" in parse and "name := " not in parse
+    # a new dict the guard reads once, and calls nothing: made where it is
+    # read (the body does not read it)
+    assert "and not {k: v for k, v in dict(value).items()" in parse
+    assert "rest" not in parse and "name := " not in parse
     assert "_spam.store(lambda: name" not in parse
     # read after the match, where a failed guard leaves it bound
     kept = out[out.index("def kept") : out.index("def deferred")]
@@ -894,3 +897,38 @@ def test_branches_with_the_same_body_are_one_branch(tmp_path: Path) -> None:
         '    elif key == "size" and isinstance(value, int):\n'
     ) in out
     assert assert_runs_like_native(SAME_BODIES, out, tmp_path, ("3.9",))
+
+
+GUARD_INSIDE = """\
+def version(value):
+    match value:
+        case str(text) if text.strip():
+            return text.strip()
+        case [int(major), int(minor), *labels] if all(
+            isinstance(label, str) for label in labels
+        ):
+            return (major, minor, labels)
+    return None
+
+
+for value in [" 1.2 ", "  ", [1, 2], [1, 2, "rc"], [1, 2, 3], ["a", 2], 5]:
+    print(version(value))
+"""
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_the_last_case_of_a_chain_tests_its_guard_inside(
+    target: str, tmp_path: Path
+) -> None:
+    # Where a failed guard falls off the chain, as a failed pattern does,
+    # the captures are assigned first (CPython binds them before the
+    # guard) and the guard is an ``if`` of its own: no store in the test,
+    # no helper before 3.8.
+    out = transpile(GUARD_INSIDE, target=target, layout="readable")
+    assert (
+        "        major, minor, labels = value[0], value[1], list(value)[2:]\n"
+        "        if all(isinstance(label, str) for label in labels):\n"
+        "            return (major, minor, labels)\n"
+    ) in out
+    assert "_spam" not in out and ":=" not in out
+    assert assert_runs_like_native(GUARD_INSIDE, out, tmp_path, (target,))

@@ -45,7 +45,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 
 import libcst as cst
 
-from spam_transpile.lowering.guards import calls
+from spam_transpile.lowering.guards import calls, containers_of
 from spam_transpile.lowering.ir import LoweredPattern, Value
 from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.syntax.cstwalk import descendants
@@ -87,8 +87,9 @@ def guards_reading_values(
     for index, (case, pattern) in enumerate(zip(match.cases, lowered)):
         if case.guard is None or not pattern.bindings:
             continue
+        containers = frozenset(containers_of(case.pattern))
         plan = guard_reading_values(
-            function, original, case.guard, pattern.bindings, stable
+            function, original, case.guard, pattern.bindings, stable, containers
         )
         if plan is not None:
             found[index] = plan
@@ -101,6 +102,7 @@ def guard_reading_values(
     guard: cst.BaseExpression,
     bindings: Sequence[Tuple[str, Value]],
     stable: FrozenSet[str] = frozenset(),
+    containers: FrozenSet[str] = frozenset(),
 ) -> Optional[GuardReadingValues]:
     """``guard`` (of a case of ``match``, the original node, in
     ``function``) with the captures it reads replaced by the paths they
@@ -114,6 +116,10 @@ def guard_reading_values(
         path = isinstance(value, str) and _is_path(value)
         if path and (value in stable or quiet):
             values[name] = str(value)
+        elif quiet and name in containers and _reads_of(guard, name) == 1:
+            # a new list or dict, made where the guard reads it, once: the
+            # guard keeps no reference to it (it makes no call)
+            values[name] = str(value)
         elif name in read or not quiet:
             # (made again after a guard that runs code, it could differ)
             stored.append(name)
@@ -124,6 +130,20 @@ def guard_reading_values(
         return None
     substituted = guard.visit(_Substitute(values))
     return GuardReadingValues(substituted, tuple(stored))  # type: ignore[arg-type]
+
+
+def _reads_of(guard: cst.BaseExpression, name: str) -> int:
+    """How many times ``guard`` reads the variable ``name``."""
+    skipped: Set[int] = set()
+    count = 0
+    for node in descendants(guard):
+        if isinstance(node, cst.Attribute):
+            skipped.add(id(node.attr))
+        elif isinstance(node, cst.Arg) and node.keyword is not None:
+            skipped.add(id(node.keyword))
+        elif isinstance(node, cst.Name) and id(node) not in skipped:
+            count += node.value == name
+    return count
 
 
 def _stores_or_defers(guard: cst.BaseExpression) -> bool:

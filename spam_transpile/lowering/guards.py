@@ -105,13 +105,13 @@ def may_run_code(
     if not in_function:
         known: Dict[str, str] = {}
     else:
-        known = _containers(pattern)
+        known = containers_of(pattern)
     reader = _Reader(known, in_function, builtin("len") == "len")
     kind = reader.kind(guard)
     return kind is None or kind == UNKNOWN
 
 
-def _containers(pattern: cst.MatchPattern) -> Dict[str, str]:
+def containers_of(pattern: cst.MatchPattern) -> Dict[str, str]:
     """The names the pattern binds to a new list or dict only: ``*rest``
     (always a list) and ``**rest`` (always a dict), bound no other way in
     any alternative."""

@@ -9,6 +9,7 @@ often they are read open.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
@@ -23,7 +24,7 @@ from spam_transpile.lowering.ir import (
     all_of,
     tests_in,
 )
-from spam_transpile.lowering.names import TEMP_PREFIX
+from spam_transpile.lowering.names import TEMP_PREFIX, Names
 
 __all__ = ["read_calls_once", "read_paths_once"]
 
@@ -199,3 +200,23 @@ def _closing(text: str, index: int, quote: str) -> Optional[int]:
         else:
             index += 1
     return None
+
+
+def fields_read_once(
+    pattern: LoweredPattern, helper: str, names: Names, named: Dict[str, str]
+) -> LoweredPattern:
+    """The readable layout: the helper's read of a class pattern's fields
+    (for a class whose ``__match_args__`` only the running program knows)
+    made once per case, into a variable named after the class:
+    ``(point_fields := _spam.attrs(shape, Point, 2, ())) is not None``,
+    then ``x, y = point_fields[0], point_fields[1]``. ``named``: as
+    :func:`read_calls_once`."""
+
+    def new_name(call: str) -> str:
+        node = ast.parse(call, mode="eval").body
+        cls = node.args[1]  # type: ignore[attr-defined]
+        word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
+        return names.readable(f"{snake}_fields")
+
+    return read_calls_once(pattern, f"{helper}.attrs(", new_name, named)

@@ -22,8 +22,6 @@ and the result must have the same syntax tree as before formatting.
 
 from __future__ import annotations
 
-import ast
-import re
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -32,6 +30,7 @@ from typing import (
     List,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Union,
 )
@@ -43,7 +42,7 @@ from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_true
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
-from spam_transpile.lowering.read_once import read_calls_once
+from spam_transpile.lowering.read_once import fields_read_once
 from spam_transpile.lowering.bodies import indented_block, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
 from spam_transpile.lowering.guard_values import (
@@ -53,6 +52,7 @@ from spam_transpile.lowering.guard_values import (
 )
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.declarations import declared_captures
+from spam_transpile.lowering.scopes import is_annotated
 from spam_transpile.lowering.subjects import local_subject
 
 from spam_transpile.lowering.readable_passes import (
@@ -104,6 +104,8 @@ class ReadableMatch:
         self._fields: Dict[str, str] = {}
         #: per case index: its guard reading the captured values
         self._guards: Dict[int, GuardReadingValues] = {}
+        #: cases whose guard is an ``if`` inside their branch
+        self._guards_inside: Set[int] = set()
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         node = self.node.subject
@@ -182,7 +184,16 @@ class ReadableMatch:
             out.append(_statement(length.statement))
             shared = [length.apply(pattern) for pattern in shared]
         lowered = self._later_lengths(shared + unshared, runs[1:], length)
-        lowered = [self._fields_once(pattern) for pattern in lowered]
+        helper = self.owner.lowering.helper_name
+        if helper and self.owner.target.has_walrus and self.scope_kind == "function":
+            # (``:=`` is 3.8's; in a module or class body the variable would
+            # stay an attribute: only where it was stored is there a ``del``)
+            lowered = [
+                fields_read_once(
+                    spelled_readably(pattern), helper, self.owner.names, self._fields
+                )
+                for pattern in lowered
+            ]
         added = [self.subject_var] if self.subject_var is not None else []
         added += [length.name] if length is not None else []
         # Module and class bodies: these are no attributes of theirs. Each
@@ -310,34 +321,6 @@ class ReadableMatch:
             self._nests(),
         )
 
-    def _fields_once(self, pattern: LoweredPattern) -> LoweredPattern:
-        """The helper's read of a class pattern's fields (for a class whose
-        ``__match_args__`` only the running program knows) made once per
-        case, into a variable named after the class:
-        ``(point_fields := _spam.attrs(shape, Point, 2, ())) is not None``,
-        then ``x, y = point_fields[0], point_fields[1]``."""
-        helper = self.owner.lowering.helper_name
-        if (
-            not helper
-            or not self.owner.target.has_walrus
-            or self.scope_kind != "function"
-        ):
-            # ``:=`` is 3.8's; in a module or class body the variable would
-            # stay an attribute (only where it was stored: no ``del``)
-            return pattern
-        return read_calls_once(
-            spelled_readably(pattern),
-            f"{helper}.attrs(",
-            self._fields_name,
-            self._fields,
-        )
-
-    def _fields_name(self, call: str) -> str:
-        cls = ast.parse(call, mode="eval").body.args[1]  # type: ignore[attr-defined]
-        word = cls.attr if isinstance(cls, ast.Attribute) else getattr(cls, "id", "")
-        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", word).lower() or "class"
-        return self.owner.names.readable(f"{snake}_fields")
-
     def _local_name(self, hint: str) -> str:
         """A name for a temporary: in a function, one of its own (each
         function may have its ``subject``)."""
@@ -359,15 +342,7 @@ class ReadableMatch:
         return frozenset(self.info.elements or [self.subject])
 
     def _annotated_function(self) -> bool:
-        node = self.owner.scopes[-1].node
-        if not isinstance(node, cst.FunctionDef):
-            return False
-        params = node.params
-        every = [*params.posonly_params, *params.params, *params.kwonly_params]
-        every += [
-            p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)
-        ]
-        return node.returns is not None or any(p.annotation for p in every)
+        return is_annotated(self.owner.scopes[-1].node)
 
     def _assign_subject(self) -> cst.SimpleStatementLine:
         value = self.node.subject
@@ -493,6 +468,9 @@ class ReadableMatch:
         where it always matches."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
         plan = self._guards.get(index)
+        if case.guard is not None and plan is None and orelse is None:
+            if pattern.bindings and not self._doomed:
+                return self._guard_inside(index, pattern, leading_lines)
         guard = case.guard if plan is None else plan.guard
         body = self._body(case, pattern, index if plan is not None else None)
         if may_be_else and self._always_matches(case, pattern):
@@ -503,6 +481,25 @@ class ReadableMatch:
             body=body,
             orelse=orelse,
             leading_lines=list(leading_lines),
+        )
+
+    def _guard_inside(
+        self, index: int, pattern: LoweredPattern, lines: Sequence[cst.EmptyLine]
+    ) -> cst.If:
+        """The last case of its chain, whose guard reads what it stores:
+        its captures assigned first, then the guard as an ``if`` of its own
+        (CPython binds them before the guard; where it fails, control falls
+        off the chain, as where the pattern fails)."""
+        self._guards_inside.add(index)
+        case = self.node.cases[index]
+        assert case.guard is not None
+        guard = Raw(self.owner.code(case.guard).strip())
+        inner = cst.If(test=guard, body=indented_block(case.body))
+        first = self._binding_statements(case, pattern)
+        return cst.If(
+            test=Raw(self._test(pattern, None)),
+            body=cst.IndentedBlock(body=[*first, inner]),
+            leading_lines=list(lines),
         )
 
     def _body(
@@ -562,6 +559,8 @@ class ReadableMatch:
         """The captures of a guarded case stored before its guard runs:
         all, but where the guard reads the values (:mod:`.guard_values`)."""
         plan = self._guards.get(index)
+        if index in self._guards_inside:
+            return []
         if plan is None:
             return [name for name, _ in pattern.bindings]
         return list(plan.stored)

@@ -135,6 +135,15 @@ def bound_outside(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]
     return frozenset(bindings.names | bindings.declared | annotated)
 
 
+def is_annotated(node: Optional[cst.CSTNode]) -> bool:
+    """Whether ``node`` is a function a type checker checks by default: one
+    with an annotation (its return or a parameter)."""
+    if not isinstance(node, cst.FunctionDef):
+        return False
+    annotated = any(param.annotation for param in _params(node.params))
+    return node.returns is not None or annotated
+
+
 def _params(params: cst.Parameters) -> list:
     out = list(params.posonly_params) + list(params.params) + list(params.kwonly_params)
     if isinstance(params.star_arg, cst.Param):
