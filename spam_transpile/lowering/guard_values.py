@@ -134,16 +134,7 @@ def guard_reading_values(
 
 def _reads_of(guard: cst.BaseExpression, name: str) -> int:
     """How many times ``guard`` reads the variable ``name``."""
-    skipped: Set[int] = set()
-    count = 0
-    for node in descendants(guard):
-        if isinstance(node, cst.Attribute):
-            skipped.add(id(node.attr))
-        elif isinstance(node, cst.Arg) and node.keyword is not None:
-            skipped.add(id(node.keyword))
-        elif isinstance(node, cst.Name) and id(node) not in skipped:
-            count += node.value == name
-    return count
+    return sum(node.value == name for node in _variables(guard))
 
 
 def _stores_or_defers(guard: cst.BaseExpression) -> bool:
@@ -158,16 +149,20 @@ def names_read(node: cst.CSTNode) -> FrozenSet[str]:
     """The variable names ``node`` mentions (not attribute or keyword
     names). Where a guard reads the values, the captures the body does not
     mention need no assignment: nothing else reads them."""
+    return frozenset(name.value for name in _variables(node))
+
+
+def _variables(node: cst.CSTNode) -> Iterator[cst.Name]:
+    """The names in ``node`` that are variables (not ``obj.attribute`` nor
+    ``keyword=``)."""
     skipped: Set[int] = set()
-    found: Set[str] = set()
     for inner in descendants(node):
         if isinstance(inner, cst.Attribute):
             skipped.add(id(inner.attr))
         elif isinstance(inner, cst.Arg) and inner.keyword is not None:
             skipped.add(id(inner.keyword))
         elif isinstance(inner, cst.Name) and id(inner) not in skipped:
-            found.add(inner.value)
-    return frozenset(found)
+            yield inner
 
 
 def _is_path(value: str) -> bool:
