@@ -274,23 +274,55 @@ class HybridMap(Hybrid):
 ABC_KINDS = bool(os.environ.get("DIFFTEST_ABC_KINDS"))
 
 
-class SeqThenMap(HybridMap, Sequence):
+# Each reads its items one way, whichever protocol is asked: the readable
+# layout tests a key with ``in`` and ``[]`` where CPython calls ``get``, and
+# reads items before a star by index where CPython iterates (README, Known
+# limits), so a class whose protocols disagree tells the two apart.
+
+
+class _MappingKind:
+    """DIFFTEST_ABC_KINDS: a mapping's ``[]`` agrees with its ``get``."""
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+
+class _SequenceKind:
+    """DIFFTEST_ABC_KINDS: a sequence's length and iteration agree with its
+    indexing."""
+
+    def __len__(self):
+        return len(self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+
+def _kinds(abc_kinds: tuple, flags: tuple) -> tuple:
+    return abc_kinds if ABC_KINDS else flags
+
+
+class SeqThenMap(
+    *_kinds((_SequenceKind, HybridMap, Sequence), (HybridMap, Sequence))
+):
     pass
 
 
-class MapThenSeq(Hybrid, Mapping):
+class MapThenSeq(*_kinds((_MappingKind, Hybrid, Mapping), (Hybrid, Mapping))):
     pass
 
 
-class SeqMap(*((Hybrid, Sequence) if ABC_KINDS else (Hybrid, Sequence, Mapping))):
+class SeqMap(*_kinds((Hybrid, Sequence), (Hybrid, Sequence, Mapping))):
     pass
 
 
-class MapSeq(*((HybridMap, Mapping) if ABC_KINDS else (HybridMap, Mapping, Sequence))):
+class MapSeq(
+    *_kinds((_MappingKind, HybridMap, Mapping), (HybridMap, Mapping, Sequence))
+):
     pass
 
 
-class RegBase(HybridMap, Sequence):
+class RegBase(*_kinds((_SequenceKind, HybridMap, Sequence), (HybridMap, Sequence))):
     pass
 
 
@@ -312,11 +344,13 @@ class ListAsMap(list):
             return list.__getitem__(self, key)
         return self.data[key]
 
-    def __len__(self):
-        return len(self.data)
+    if not ABC_KINDS:  # (else a list: its length and iteration are its own)
 
-    def __iter__(self):
-        return iter(self.data)
+        def __len__(self):
+            return len(self.data)
+
+        def __iter__(self):
+            return iter(self.data)
 
     get = Hybrid.get
     keys = Hybrid.keys

@@ -56,15 +56,9 @@ ITEM_7 = "issue 19 item 7: exec(code, globals, locals) puts the helper in the lo
 ITEM_8 = "issue 19 item 8: an Enum body makes the match's temporaries members"
 # README, Known limits: what the readable layout writes as a person would.
 READABLE_EXEC = "readable: exec(code, globals, locals) takes its ABC import as a local"
-READABLE_ITEMS = (
-    "readable: items before a star are read by index where CPython iterates"
-    " (a sequence whose iteration and indexing disagree)"
-)
 KNOWN: dict[str, dict[str, str]] = {
     "exec-two-dicts": {"readable": READABLE_EXEC},
-    "def-on-line-1": {"readable": READABLE_ITEMS},
-    "class-keyword": {"readable": READABLE_ITEMS},
-    "mixed": {"readable": f"{READABLE_EXEC}; {READABLE_ITEMS}"},
+    "mixed": {"readable": READABLE_EXEC},
 }
 #: a race shows on most runs, not all: a strict mark would fail at random
 RACES = ("threads",)
