@@ -932,3 +932,40 @@ def test_the_last_case_of_a_chain_tests_its_guard_inside(
     ) in out
     assert "_spam" not in out and ":=" not in out
     assert assert_runs_like_native(GUARD_INSIDE, out, tmp_path, (target,))
+
+
+SPLIT_TUPLE = """\
+def step(tokens, level):
+    match tokens.pop(), level:
+        case ("kw", word), 0:
+            return ("top", word)
+        case ("kw", word), _ if level > 2:
+            return ("deep", word)
+        case other, n:
+            return (other, n)
+
+
+def rebound(tokens, level):
+    match tokens.pop(), level:
+        case _, 0:
+            return 0
+        case _, level:
+            return level
+
+
+for args in [([("kw", "a")], 0), ([("kw", "b")], 3), ([("x", 1)], 1), ([5], 2)]:
+    print(step(list(args[0]), args[1]), rebound(list(args[0]), args[1]))
+"""
+
+
+def test_a_tuple_subject_names_only_what_it_computes(tmp_path: Path) -> None:
+    out = transpile(SPLIT_TUPLE, layout="readable")
+    step = out[out.index("def step") : out.index("def rebound")]
+    # the local name is read where it is, the call's value gets a variable
+    assert step.startswith("def step(tokens, level):\n    subject = tokens.pop()\n")
+    assert "        if level == 0:\n" in step and "subject[0] ==" in step
+    assert "other, n = subject, level\n" in step
+    # a capture rebinds ``level``: the whole tuple has its variable
+    rebound = out[out.index("def rebound") :]
+    assert "subject = (tokens.pop(), level)\n" in rebound
+    assert assert_runs_like_native(SPLIT_TUPLE, out, tmp_path, ("3.9", "3.7"))

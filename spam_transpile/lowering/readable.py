@@ -26,7 +26,6 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Dict,
-    FrozenSet,
     List,
     Optional,
     Sequence,
@@ -53,7 +52,7 @@ from spam_transpile.lowering.guard_values import (
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.declarations import declared_captures
 from spam_transpile.lowering.scopes import is_annotated
-from spam_transpile.lowering.subjects import local_subject
+from spam_transpile.lowering.subjects import readable_subject
 
 from spam_transpile.lowering.readable_passes import (
     SharedLength,
@@ -108,18 +107,15 @@ class ReadableMatch:
         self._guards_inside: Set[int] = set()
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
-        node = self.node.subject
-        local = local_subject(self.owner, self.owner.scopes[-1], self.original, node)
-        if local is not None:
-            return local.text, None, local
-        var = self._local_name("subject")
-        info = Subject(var)
-        if isinstance(node, cst.Tuple) and not any(
-            isinstance(e, cst.StarredElement) for e in node.elements
-        ):
-            info = Subject(var, "sequence", len(node.elements))
-            info.elements = [f"{var}[{i}]" for i in range(len(node.elements))]
-        return var, var, info
+        chosen = readable_subject(
+            self.owner,
+            self.owner.scopes[-1],
+            self.original,
+            self.node.subject,
+            lambda: self._local_name("subject"),
+        )
+        self._chosen = chosen
+        return chosen.text, chosen.var, chosen.info
 
     def statements(self) -> List[cst.BaseStatement]:
         uses_before = self.owner.lowering.uses
@@ -154,7 +150,7 @@ class ReadableMatch:
     def _statements(self) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
         if self.subject_var is not None:
-            out.append(self._assign_subject())
+            out.append(self._chosen.assignment(self.node))
         cases = list(self.node.cases)
         lowering = self.owner.lowering
         lowering.typed = self._annotated_function()
@@ -166,7 +162,7 @@ class ReadableMatch:
         function = self.owner.scopes[-1].node
         if self.scope_kind == "function" and function is not None:
             self._guards = guards_reading_values(
-                function, self.original, self.node, lowered, self._stable_subject()
+                function, self.original, self.node, lowered, self._chosen.stable()
             )
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
@@ -333,27 +329,8 @@ class ReadableMatch:
         case, one chain)."""
         return self.scope_kind == "function"
 
-    def _stable_subject(self) -> FrozenSet[str]:
-        """The variables the subject is read by, which nothing rebinds while
-        the match runs: the match's temporary, or the local names
-        :func:`local_subject` found the match does not assign."""
-        if self.subject_var is not None:
-            return frozenset({self.subject_var})
-        return frozenset(self.info.elements or [self.subject])
-
     def _annotated_function(self) -> bool:
         return is_annotated(self.owner.scopes[-1].node)
-
-    def _assign_subject(self) -> cst.SimpleStatementLine:
-        value = self.node.subject
-        if isinstance(value, (cst.NamedExpr, cst.Tuple)) and not value.lpar:
-            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        target = cst.AssignTarget(cst.Name(self.subject_var or "subject"))
-        # The match line's comment stays on the line that replaces it.
-        return cst.SimpleStatementLine(
-            body=[cst.Assign(targets=[target], value=value)],
-            trailing_whitespace=self.node.whitespace_after_colon,
-        )
 
     def _plan(
         self, cases: Sequence[cst.MatchCase], lowered: Sequence[LoweredPattern]
@@ -581,7 +558,11 @@ class ReadableMatch:
         """``every``: ``pattern`` has every binding of the case (else a
         sequence is not unpacked)."""
         list_name = self.owner.names.builtin("list")
-        unpacked = unpacking(case.pattern, self.subject, list_name) if every else None
+        elements = self.info.elements or []
+        # (``a, b = subject, level``: no parentheses around a tuple display)
+        display = len(elements) > 1 and self.subject.startswith("(")
+        whole = ", ".join(elements) if display else self.subject
+        unpacked = unpacking(case.pattern, whole, list_name) if every else None
         if unpacked is not None:
             return [_statement(unpacked)]
         values = [

@@ -4,7 +4,8 @@ again by each case, with no temporary."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
@@ -41,8 +42,97 @@ def local_subject(
     return tuple_subject(names)
 
 
+def split_tuple_subject(
+    owner: "MatchLowering",
+    scope: Scope,
+    original: cst.Match,
+    subject: cst.CSTNode,
+    new_name: Callable[[], str],
+) -> Optional[Tuple[Subject, str, cst.BaseExpression]]:
+    """Readable layout: ``match self.peek(), level:`` over local names but
+    one element, as ``subject = self.peek()`` (returned: the subject, the
+    new variable, and what it holds) and a tuple of ``subject`` and ``level``,
+    which each case reads again. The other elements are locals nothing
+    rebinds while the match runs: read later, each gives what CPython read
+    when it made the tuple."""
+    if scope.kind != FUNCTION or not isinstance(subject, cst.Tuple):
+        return None
+    values = [e.value for e in subject.elements if isinstance(e, cst.Element)]
+    if len(values) != len(subject.elements):
+        return None  # a starred element
+    computed = [v for v in values if not isinstance(v, cst.Name) or v.lpar]
+    if len(computed) != 1:
+        return None
+    stable = scope.stable_names(":=" in owner.source)
+    rebound = names_rebound_by(original, owner.source)
+    names = [v.value for v in values if isinstance(v, cst.Name) and v not in computed]
+    if any(name not in stable or name in rebound for name in names):
+        return None
+    var = new_name()
+    parts = [var if v is computed[0] else v.value for v in values]  # type: ignore
+    return tuple_subject(parts), var, computed[0]
+
+
 def tuple_subject(names: List[str]) -> Subject:
     text = tuple_display(names)
     info = Subject(text, "sequence", len(names))
     info.elements = list(names)
     return info
+
+
+@dataclass
+class ChosenSubject:
+    """How the readable layout reads a match's subject."""
+
+    #: the text each case reads it by
+    text: str
+    #: the variable the match assigns, if any
+    var: Optional[str]
+    info: Subject
+    #: what ``var`` holds where it is one element of a tuple subject
+    computed: Optional[cst.BaseExpression] = None
+
+    def assignment(self, match: cst.Match) -> cst.SimpleStatementLine:
+        """``subject = ...``, keeping the match line's comment."""
+        value = self.computed or match.subject
+        if isinstance(value, (cst.NamedExpr, cst.Tuple)) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        target = cst.AssignTarget(cst.Name(self.var or "subject"))
+        return cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[target], value=value)],
+            trailing_whitespace=match.whitespace_after_colon,
+        )
+
+    def stable(self) -> FrozenSet[str]:
+        """The variables the subject is read by, which nothing rebinds while
+        the match runs: the match's own, and the local names it reads."""
+        if self.var is not None and self.computed is None:
+            return frozenset({self.var})
+        return frozenset(self.info.elements or [self.text])
+
+
+def readable_subject(
+    owner: "MatchLowering",
+    scope: Scope,
+    original: cst.Match,
+    node: cst.BaseExpression,
+    new_name: Callable[[], str],
+) -> ChosenSubject:
+    """The readable layout's subject: a local name as it is
+    (:func:`local_subject`), a tuple of them but one element
+    (:func:`split_tuple_subject`), else a variable of its own."""
+    local = local_subject(owner, scope, original, node)
+    if local is not None:
+        return ChosenSubject(local.text, None, local)
+    split = split_tuple_subject(owner, scope, original, node, new_name)
+    if split is not None:
+        info, var, computed = split
+        return ChosenSubject(info.text, var, info, computed)
+    var = new_name()
+    info = Subject(var)
+    if isinstance(node, cst.Tuple) and not any(
+        isinstance(e, cst.StarredElement) for e in node.elements
+    ):
+        info = Subject(var, "sequence", len(node.elements))
+        info.elements = [f"{var}[{i}]" for i in range(len(node.elements))]
+    return ChosenSubject(var, var, info)
