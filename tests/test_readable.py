@@ -968,4 +968,15 @@ def test_a_tuple_subject_names_only_what_it_computes(tmp_path: Path) -> None:
     # a capture rebinds ``level``: the whole tuple has its variable
     rebound = out[out.index("def rebound") :]
     assert "subject = (tokens.pop(), level)\n" in rebound
+    # a name not certainly bound is read where CPython reads it (an
+    # unbound one raises there)
+    late = transpile(
+        "def late(tokens):\n"
+        "    match tokens.pop(), x:\n"
+        "        case (1, _):\n"
+        "            return 1\n"
+        "    x = 1\n",
+        layout="readable",
+    )
+    assert "subject = (tokens.pop(), x)\n" in late
     assert assert_runs_like_native(SPLIT_TUPLE, out, tmp_path, ("3.9", "3.7"))

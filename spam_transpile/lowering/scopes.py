@@ -135,6 +135,39 @@ def bound_outside(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]
     return frozenset(bindings.names | bindings.declared | annotated)
 
 
+def bound_before(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
+    """Names certainly bound where ``match`` runs: the parameters, and those
+    a plain assignment at the top of the function's body binds before the
+    statement that holds the match; none the function deletes."""
+    names = {param.name.value for param in _params(function.params)}
+    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
+    for statement in body:
+        if any(node is match for node in descendants(statement)):
+            break
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        names.update(_plain_targets(target.target))
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    names.update(_plain_targets(small.target))
+    deleted = {
+        name
+        for node in descendants(function)
+        if isinstance(node, cst.Del)
+        for name in _plain_targets(node.target)
+    }
+    return frozenset(names - deleted)
+
+
+def _plain_targets(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _plain_targets(e.value)]
+    return []
+
+
 def is_annotated(node: Optional[cst.CSTNode]) -> bool:
     """Whether ``node`` is a function a type checker checks by default: one
     with an annotation (its return or a parameter)."""

@@ -11,7 +11,7 @@ import libcst as cst
 
 from spam_transpile.lowering.paths import Subject, tuple_display
 from spam_transpile.lowering.scope_info import FUNCTION, Scope
-from spam_transpile.lowering.scopes import names_rebound_by
+from spam_transpile.lowering.scopes import bound_before, names_rebound_by
 
 if TYPE_CHECKING:
     from spam_transpile.lowering.transformer import MatchLowering
@@ -67,6 +67,10 @@ def split_tuple_subject(
     rebound = names_rebound_by(original, owner.source)
     names = [v.value for v in values if isinstance(v, cst.Name) and v not in computed]
     if any(name not in stable or name in rebound for name in names):
+        return None
+    # Read later, an unbound name would raise later, or not at all.
+    assert isinstance(scope.node, cst.FunctionDef)
+    if not set(names) <= bound_before(scope.node, original):
         return None
     var = new_name()
     parts = [var if v is computed[0] else v.value for v in values]  # type: ignore
