@@ -450,13 +450,15 @@ def test_captures_a_guard_reads_are_locals_before_38(
     # Stored through their cells in the test (the guard calls: it cannot
     # read the values instead): the compiler must see them as locals,
     # which a bare annotation makes them.
+    # (a body that does not leave: a failed guard must reach ``case _``)
     source = (
         "def f(v):\n"
         "    match v:\n"
         "        case [a, b] if same(a, b):\n"
-        "            return 1\n"
+        "            r = 1\n"
         "        case _:\n"
-        "            return 0\n"
+        "            r = 0\n"
+        "    return r\n"
         "\n"
         "\n"
         "def same(x, y):\n"
@@ -524,13 +526,9 @@ def test_a_guard_reads_the_captured_values_where_nothing_sees_the_difference(
         "            q, p = item.quantity, item.price\n"
     ) in total
     assert "elif item.quantity > 0 and seen:\n            q = item.quantity\n" in total
-    # a new list would be made again for each read: stored first
-    stored = (
-        "[first := item[0], rest := list(item)[1:]]"
-        if target == "3.9"
-        else "[_spam.store(lambda: (first, rest), first=item[0], rest=list(item)[1:])]"
-    )
-    assert f"        and {stored}\n        and first == len(rest)\n" in total
+    # the guard calls: the captures are assigned first, the guard tested
+    # inside, the cases after it follow (every body before them returns)
+    assert "        first, *rest = item\n        if first == len(rest):\n" in total
     # a body that does not read a capture does not assign it
     assert "        and item[0] < item[1]\n    ):\n        first = item[0]\n" in total
     # read after the match: a failed guard must leave ``x`` bound; the last
@@ -980,3 +978,49 @@ def test_a_tuple_subject_names_only_what_it_computes(tmp_path: Path) -> None:
     )
     assert "subject = (tokens.pop(), x)\n" in late
     assert assert_runs_like_native(SPLIT_TUPLE, out, tmp_path, ("3.9", "3.7"))
+
+
+GUARD_ENDS_CHAIN = """\
+def classify(value, seen):
+    match value:
+        case [x, *more] if seen(x):
+            return ("seen", x, more)
+        case [x, y]:
+            return ("pair", x, y)
+        case str(text) if seen(text):
+            return ("seen text", text)
+        case _:
+            return "other"
+
+
+def keep(value, seen):
+    found = "none"
+    match value:
+        case [x, *_] if seen(x):
+            found = x
+        case _:
+            found = "other"
+    return found
+
+
+def seen(item):
+    return item in (1, "a")
+
+
+for value in [[1, 2, 3], [2, 3], [1], [4, 5, 6], "a", "b", 7]:
+    print(classify(value, seen), keep(value, seen))
+"""
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_a_guard_whose_case_leaves_ends_its_chain(target: str, tmp_path: Path) -> None:
+    # Every body before it leaves: a failed guard goes on to the cases after
+    # it, which follow as an ``if`` of their own.
+    out = transpile(GUARD_ENDS_CHAIN, target=target, layout="readable")
+    classify = out[out.index("def classify") : out.index("def keep")]
+    assert "        x, *more = value\n        if seen(x):\n" in classify
+    assert "_spam" not in classify and ":=" not in classify
+    # a body that does not leave: the chain stays whole, the capture stored
+    keep = out[out.index("def keep") : out.index("def seen")]
+    assert "x := value[0]" in keep or "_spam.store(lambda: x" in keep
+    assert assert_runs_like_native(GUARD_ENDS_CHAIN, out, tmp_path, (target,))

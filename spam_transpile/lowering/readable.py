@@ -42,7 +42,7 @@ from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import fields_read_once
-from spam_transpile.lowering.bodies import indented_block, only_pass
+from spam_transpile.lowering.bodies import always_leaves, indented_block, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
 from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
@@ -362,6 +362,8 @@ class ReadableMatch:
             segments[-1].append(node)
             if isinstance(node, Branch) and node.ends_chain:
                 segments.append([])
+            elif isinstance(node, Leaf) and self._ends_with_guard_inside(node):
+                segments.append([])
         if not segments[-1]:
             segments.pop()
         out: List[Any] = []
@@ -376,6 +378,21 @@ class ReadableMatch:
             assert chain is not None
             out.append(chain)
         return out
+
+    def _ends_with_guard_inside(self, leaf: Leaf) -> bool:
+        """Whether a guarded case whose captures the guard reads ends its
+        chain, to test its guard inside (:meth:`_guard_inside`): where it
+        and every case before it always leave (``return``, ``raise``, ...),
+        the cases after it may follow as statements of their own, tried
+        when no case before matched or its guard failed."""
+        case = self.node.cases[leaf.index]
+        if case.guard is None or leaf.index in self._guards or self._doomed:
+            return False
+        leaving = 0
+        cases = self.node.cases
+        while leaving <= leaf.index and always_leaves(cases[leaving].body):
+            leaving += 1
+        return leaving > leaf.index and bool(leaf.pattern.bindings)
 
     def _plain(self, segment: Sequence[Node]) -> Optional[List[cst.BaseStatement]]:
         """A case that always matches, after branches that end their chains,
