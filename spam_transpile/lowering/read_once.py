@@ -17,11 +17,9 @@ from spam_transpile.lowering.emit import case_test, walrus_binder
 from spam_transpile.lowering.early_binding import place_at_first_read
 from spam_transpile.lowering.ir import (
     All,
-    AnyOf,
     Cond,
     LoweredPattern,
     Value,
-    all_of,
     tests_in,
 )
 from spam_transpile.lowering.names import TEMP_PREFIX, Names
@@ -34,47 +32,17 @@ def read_calls_once(
     prefix: str,
     new_name: Callable[[str], str],
     named: Dict[str, str],
-    in_alternatives: bool = False,
 ) -> LoweredPattern:
     """``pattern`` with each call starting with ``prefix`` that it makes
     more than once (the helper's read of a class pattern's fields) stored
     in a variable where it is first made, and read from it after that.
     ``named``: call -> variable, for the match statement's cases to share
     names (each case stores its own before reading it); ``new_name`` names
-    a call the first time. ``in_alternatives``: also within each
-    alternative of an or-pattern that stores its own captures."""
+    a call the first time."""
     if not any(prefix in test.expr for test in tests_in(pattern.cond)):
         return pattern  # most patterns: no such call to make at all
     calls = lambda text: _repeated_calls(prefix, text)  # noqa: E731
-    pattern = _read_once(pattern, calls, new_name, named)
-    if not in_alternatives:
-        return pattern
-    cond = pattern.cond
-    parts = list(cond.parts) if isinstance(cond, All) else [cond]
-    parts = [_in_each_alternative(p, calls, new_name, named) for p in parts]
-    return LoweredPattern(all_of(*parts), pattern.bindings)
-
-
-def _in_each_alternative(
-    part: Cond,
-    repeated: Callable[[str], List[str]],
-    new_name: Callable[[str], str],
-    named: Dict[str, str],
-) -> Cond:
-    """An or-pattern, each of its alternatives read once within it (and
-    its own captures, where it stores them)."""
-    if not isinstance(part, AnyOf):
-        return part
-    alternatives: List[Cond] = []
-    stores = []
-    for index, alternative in enumerate(part.alternatives):
-        stored = part.stores[index] if part.stores else ()
-        done = _read_once(
-            LoweredPattern(alternative, stored), repeated, new_name, named
-        )
-        alternatives.append(done.cond)
-        stores.append(done.bindings)
-    return AnyOf(tuple(alternatives), tuple(stores) if part.stores else ())
+    return _read_once(pattern, calls, new_name, named)
 
 
 def read_paths_once(
