@@ -47,15 +47,10 @@ import libcst as cst
 
 from spam_transpile.lowering.guards import calls, containers_of
 from spam_transpile.lowering.ir import LoweredPattern, Value
-from spam_transpile.lowering.scopes import capture_names_of
+from spam_transpile.lowering.scopes import capture_names_of, target_names
 from spam_transpile.syntax.cstwalk import descendants
 
-__all__ = [
-    "GuardReadingValues",
-    "guards_reading_values",
-    "names_read",
-    "target_names",
-]
+__all__ = ["GuardReadingValues", "guards_reading_values", "names_read"]
 
 _FRAME_READERS = frozenset(
     {"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe"}
@@ -220,15 +215,6 @@ def _used_only_where_captured(
         if node.value in names and id(node) not in assigned | skipped:
             return False
     return True
-
-
-def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
-    """The names an assignment target binds: ``a``, ``a, (b, *c)``."""
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from target_names(element.value)
 
 
 def _reads_after_assignment(

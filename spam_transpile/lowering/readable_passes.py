@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.lowering.guard_values import target_names
+from spam_transpile.lowering.scopes import target_names
 from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node

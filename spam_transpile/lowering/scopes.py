@@ -112,27 +112,31 @@ def bound_besides(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]
     """Names ``function`` binds other than by the patterns of ``match`` (one
     of its statements): parameters, assignments, other captures, imports,
     ``del``; and those it declares global or nonlocal."""
-    bindings = _BindingsBesides(frozenset(id(case.pattern) for case in match.cases))
-    for param in _params(function.params):
-        bindings.names.add(param.name.value)
-    function.body.visit(bindings)
-    return frozenset(bindings.names | bindings.declared)
+    return _bound_skipping(function, [case.pattern for case in match.cases])
 
 
 def bound_outside(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
     """Names ``function`` binds outside ``match`` (as :func:`bound_besides`),
     and those ``match``'s bodies annotate: where a declaration before the
     match would follow a binding, or meet a second annotation."""
-    bindings = _BindingsBesides(frozenset({id(match)}))
-    for param in _params(function.params):
-        bindings.names.add(param.name.value)
-    function.body.visit(bindings)
     annotated = {
         node.target.value
         for node in descendants(match)
         if isinstance(node, cst.AnnAssign) and isinstance(node.target, cst.Name)
     }
-    return frozenset(bindings.names | bindings.declared | annotated)
+    return _bound_skipping(function, [match]) | annotated
+
+
+def _bound_skipping(
+    function: cst.FunctionDef, skipped: Sequence[cst.CSTNode]
+) -> FrozenSet[str]:
+    """Names ``function`` binds or declares global or nonlocal, not looking
+    into the ``skipped`` nodes."""
+    bindings = _BindingsBesides(frozenset(id(node) for node in skipped))
+    for param in _params(function.params):
+        bindings.names.add(param.name.value)
+    function.body.visit(bindings)
+    return frozenset(bindings.names | bindings.declared)
 
 
 def bound_before(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
@@ -148,24 +152,25 @@ def bound_before(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
             for small in statement.body:
                 if isinstance(small, cst.Assign):
                     for target in small.targets:
-                        names.update(_plain_targets(target.target))
+                        names.update(n.value for n in target_names(target.target))
                 elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    names.update(_plain_targets(small.target))
+                    names.update(n.value for n in target_names(small.target))
     deleted = {
         name
         for node in descendants(function)
         if isinstance(node, cst.Del)
-        for name in _plain_targets(node.target)
+        for name in (n.value for n in target_names(node.target))
     }
     return frozenset(names - deleted)
 
 
-def _plain_targets(target: cst.BaseExpression) -> List[str]:
+def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    """The names an assignment target binds: ``a``, ``a, (b, *c)``."""
     if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _plain_targets(e.value)]
-    return []
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from target_names(element.value)
 
 
 def is_annotated(node: Optional[cst.CSTNode]) -> bool:
