@@ -40,7 +40,7 @@ from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from spam_transpile.lowering.bodies import always_leaves, one_short_line
-from spam_transpile.lowering.guards import calls, may_run_code
+from spam_transpile.lowering.guards import may_change_subject
 from spam_transpile.lowering.ir import (
     TRUE,
     All,
@@ -136,12 +136,12 @@ def tree_of_cases(
     code_guards = {
         i
         for i in guarded
-        if not (trusts_operators and not calls(cases[i].guard))  # type: ignore
-        and may_run_code(
+        if may_change_subject(
             cases[i].guard,  # type: ignore[arg-type]
             cases[i].pattern,
             in_function,
             builtin,
+            trusts_operators,
         )
     }
     leaving = 0

@@ -21,7 +21,7 @@ may run code.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -66,9 +66,9 @@ def segments(
     runs: List[Tuple[int, int]] = []
     start = 0
     for index, (guard, pattern) in enumerate(zip(guards, patterns)):
-        if guard is None or (trusts_operators and not calls(guard)):
+        if guard is None:
             continue
-        if may_run_code(guard, pattern, in_function, builtin):
+        if may_change_subject(guard, pattern, in_function, builtin, trusts_operators):
             runs.append((start, index + 1))
             start = index + 1
     if start < len(guards) or not runs:
@@ -94,6 +94,21 @@ def calls(guard: cst.BaseExpression) -> bool:
     return any(isinstance(node, _CALLING) for node in descendants(guard))
 
 
+def may_change_subject(
+    guard: cst.BaseExpression,
+    pattern: cst.MatchPattern,
+    in_function: bool,
+    builtin: Callable[[str], str],
+    trusts_operators: bool = False,
+) -> bool:
+    """Whether ``guard`` may change the subject, so that the cases after it
+    must look at it again: where it may run code (:func:`may_run_code`);
+    ``trusts_operators``: as :func:`segments`."""
+    if trusts_operators and not calls(guard):
+        return False
+    return may_run_code(guard, pattern, in_function, builtin)
+
+
 def may_run_code(
     guard: cst.BaseExpression,
     pattern: cst.MatchPattern,
@@ -115,16 +130,29 @@ def containers_of(pattern: cst.MatchPattern) -> Dict[str, str]:
     """The names the pattern binds to a new list or dict only: ``*rest``
     (always a list) and ``**rest`` (always a dict), bound no other way in
     any alternative."""
-    stars: Dict[str, str] = {}
+    return {name: CONTAINER for name in container_kinds([pattern])}
+
+
+def container_kinds(patterns: Iterable[cst.MatchPattern]) -> Dict[str, str]:
+    """The names ``patterns`` bind to a new container only, each with what
+    it always is: ``"list"`` (``*rest``), ``"dict"`` (``**rest``), or
+    ``"list or dict"`` where both bind it; not a name any of them binds
+    another way."""
+    kinds: Dict[str, str] = {}
     other = set()
-    for node in pattern_nodes(pattern):
-        if isinstance(node, cst.MatchStar) and node.name is not None:
-            stars[node.name.value] = CONTAINER
-        elif isinstance(node, cst.MatchMapping) and node.rest is not None:
-            stars[node.rest.value] = CONTAINER
-        elif isinstance(node, cst.MatchAs) and node.name is not None:
-            other.add(node.name.value)
-    return {name: kind for name, kind in stars.items() if name not in other}
+    for pattern in patterns:
+        for node in pattern_nodes(pattern):
+            if isinstance(node, cst.MatchStar) and node.name is not None:
+                name, kind = node.name.value, "list"
+            elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+                name, kind = node.rest.value, "dict"
+            else:
+                if isinstance(node, cst.MatchAs) and node.name is not None:
+                    other.add(node.name.value)
+                continue
+            if kinds.setdefault(name, kind) != kind:
+                kinds[name] = "list or dict"
+    return {name: kind for name, kind in kinds.items() if name not in other}
 
 
 class _Reader:

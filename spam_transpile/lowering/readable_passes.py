@@ -11,6 +11,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.lowering.guards import container_kinds
 from spam_transpile.lowering.scopes import target_names
 from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
@@ -359,22 +360,8 @@ def container_captures(match: cst.Match) -> Dict[str, str]:
     """The captures of ``match`` that always hold a new ``list`` (``*rest``)
     or ``dict`` (``**rest``), bound no other way by any case: declared with
     that type, a type checker reads them as what they are."""
-    kinds: Dict[str, str] = {}
-    other: set = set()
-    for case in match.cases:
-        for node in pattern_nodes(case.pattern):
-            if isinstance(node, cst.MatchStar) and node.name is not None:
-                found: Tuple[str, str] = (node.name.value, "list")
-            elif isinstance(node, cst.MatchMapping) and node.rest is not None:
-                found = (node.rest.value, "dict")
-            elif isinstance(node, cst.MatchAs) and node.name is not None:
-                other.add(node.name.value)
-                continue
-            else:
-                continue
-            if kinds.setdefault(found[0], found[1]) != found[1]:
-                other.add(found[0])
-    return {name: kind for name, kind in kinds.items() if name not in other}
+    kinds = container_kinds(case.pattern for case in match.cases)
+    return {name: kind for name, kind in kinds.items() if kind in ("list", "dict")}
 
 
 def merged_same_bodies(
