@@ -174,6 +174,15 @@ def delete_in_every_branch(node: cst.If, names: List[str]) -> Optional[cst.If]:
 _LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
+def leaving_cases(cases: Sequence[cst.MatchCase]) -> int:
+    """How many cases, from the first, have bodies that always leave
+    (:func:`always_leaves`)."""
+    count = 0
+    while count < len(cases) and always_leaves(cases[count].body):
+        count += 1
+    return count
+
+
 def always_leaves(body: cst.BaseSuite) -> bool:
     """Whether running ``body`` to its end always leaves the statement
     holding it: its last statement returns, raises, breaks or continues, or

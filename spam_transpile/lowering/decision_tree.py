@@ -39,7 +39,7 @@ from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from spam_transpile.lowering.bodies import always_leaves, one_short_line
+from spam_transpile.lowering.bodies import leaving_cases, one_short_line
 from spam_transpile.lowering.guards import may_change_subject
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -144,9 +144,7 @@ def tree_of_cases(
             trusts_operators,
         )
     }
-    leaving = 0
-    while leaving < len(cases) and always_leaves(cases[leaving].body):
-        leaving += 1
+    leaving = leaving_cases(cases)
     small = {i for i, case in enumerate(cases) if one_short_line(case.body)}
     return decision_tree(lowered, guarded, code_guards, leaving, small)
 

@@ -225,14 +225,16 @@ def _reads_after_assignment(
     them: they cannot see what a failed guard of ``match`` left bound."""
     fresh: Set[str] = set()
     for statement in body:
-        if fresh and any(node is match for node in descendants(statement)):
-            return
-        read = [
-            node
-            for node in descendants(statement)
-            if isinstance(node, cst.Name) and node.value in fresh
-        ]
-        yield from (id(node) for node in read)
+        if fresh:
+            # (one walk: the match holds no read after the assignment)
+            inside = list(descendants(statement))
+            if any(node is match for node in inside):
+                return
+            yield from (
+                id(node)
+                for node in inside
+                if isinstance(node, cst.Name) and node.value in fresh
+            )
         fresh |= _assigned_before_read(statement, names)
 
 

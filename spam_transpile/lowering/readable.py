@@ -42,7 +42,7 @@ from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import fields_read_once
-from spam_transpile.lowering.bodies import always_leaves, indented_block, only_pass
+from spam_transpile.lowering.bodies import indented_block, leaving_cases, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
 from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
@@ -105,6 +105,8 @@ class ReadableMatch:
         self._guards: Dict[int, GuardReadingValues] = {}
         #: cases whose guard is an ``if`` inside their branch
         self._guards_inside: Set[int] = set()
+        #: how many cases from the first always leave (computed once)
+        self._leaving: Optional[int] = None
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         chosen = readable_subject(
@@ -212,7 +214,7 @@ class ReadableMatch:
         statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
         out += statements
         declared = self._declarations(cases, lowered)
-        kinds = container_captures(self.original)
+        kinds = container_captures(self.original) if declared else {}
         out[:0] = [
             _statement(f"{name}: {kinds.get(name, 'object')}") for name in declared
         ]
@@ -339,12 +341,9 @@ class ReadableMatch:
         nested under it), or one after the other where the bodies delete
         temporaries (module and class bodies: an ``else`` deletes them when
         no case matched, which a nested test would skip)."""
-        if self._doomed or not self._nests():
+        if not self._nests():
             return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
-        in_function = self.scope_kind == "function"
-        return tree_of_cases(
-            cases, lowered, in_function, self.owner.names.builtin, True
-        )
+        return tree_of_cases(cases, lowered, True, self.owner.names.builtin, True)
 
     def _statements_of(
         self,
@@ -385,14 +384,18 @@ class ReadableMatch:
         and every case before it always leave (``return``, ``raise``, ...),
         the cases after it may follow as statements of their own, tried
         when no case before matched or its guard failed."""
-        case = self.node.cases[leaf.index]
-        if case.guard is None or leaf.index in self._guards or self._doomed:
-            return False
-        leaving = 0
-        cases = self.node.cases
-        while leaving <= leaf.index and always_leaves(cases[leaving].body):
-            leaving += 1
-        return leaving > leaf.index and bool(leaf.pattern.bindings)
+        if self._leaving is None:
+            self._leaving = leaving_cases(self.node.cases)
+        return leaf.index < self._leaving and self._may_guard_inside(
+            leaf.index, leaf.pattern
+        )
+
+    def _may_guard_inside(self, index: int, pattern: LoweredPattern) -> bool:
+        """Whether a case may test its guard inside its branch, last of its
+        chain: a guard that reads captures it cannot read where they are
+        (:mod:`.guard_values`), in a function."""
+        guarded = self.node.cases[index].guard is not None and not self._doomed
+        return guarded and index not in self._guards and bool(pattern.bindings)
 
     def _plain(self, segment: Sequence[Node]) -> Optional[List[cst.BaseStatement]]:
         """A case that always matches, after branches that end their chains,
@@ -461,10 +464,9 @@ class ReadableMatch:
         """``may_be_else``: the last of its chain, after another: ``else:``
         where it always matches."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
+        if orelse is None and self._may_guard_inside(index, pattern):
+            return self._guard_inside(index, pattern, leading_lines)
         plan = self._guards.get(index)
-        if case.guard is not None and plan is None and orelse is None:
-            if pattern.bindings and not self._doomed:
-                return self._guard_inside(index, pattern, leading_lines)
         guard = case.guard if plan is None else plan.guard
         body = self._body(case, pattern, index if plan is not None else None)
         if may_be_else and self._always_matches(case, pattern):

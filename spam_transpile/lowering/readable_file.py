@@ -269,9 +269,9 @@ _TOP_DEFINITION = ("def ", "class ", "async def ", "@")
 
 def _with_definitions_after(lines: List[int], text: Sequence[str]) -> List[int]:
     """``lines`` and each top-level ``def``, ``class`` or decorator line
-    right after a run of them (and blank lines): black decides the blank lines before such a
-    line only when it formats the line (after an inserted import or the
-    helper, two)."""
+    right after a run of them (and blank lines): black decides the blank
+    lines before such a line only when it formats the line (after an
+    inserted import or the helper, two)."""
     taken = set(lines)
     extra = []
     for number in lines:
