@@ -91,7 +91,7 @@ def test_a_test_the_later_cases_exclude_nests_within_the_chain() -> None:
     assert '    if size == 2:\n        if s[1] == "left":\n' in _function(
         out, "lengths"
     )
-    assert "    if isinstance(s, Mapping):\n" in _function(out, "kinds")
+    assert "    if isinstance(s, (dict, Mapping)):\n" in _function(out, "kinds")
 
 
 def test_a_guard_that_may_change_the_subject_is_not_skipped_past() -> None:
@@ -187,8 +187,9 @@ def test_a_short_default_is_written_twice_to_nest_a_dispatch() -> None:
     step = _function(out, "step")
     assert step.startswith(
         "def step(instr: object, stack: list) -> list:\n"
-        "    if isinstance(instr, Sequence) and not isinstance("
-        "instr, (str, bytes, bytearray)):\n"
+        "    if isinstance(instr, (list, tuple, Sequence)) and not isinstance(\n"
+        "        instr, (str, bytes, bytearray)\n"
+        "    ):\n"
         "        size = len(instr)\n"
         '        if size == 2 and instr[0] == "PUSH":\n'
     )
@@ -203,7 +204,7 @@ def test_a_short_default_is_written_twice_to_nest_a_dispatch() -> None:
         "    return stack"
     )
     # a default with a comment is not copied: no nesting
-    assert "if isinstance(value, Mapping) and" in _function(out, "kind")
+    assert "if isinstance(value, (dict, Mapping)) and" in _function(out, "kind")
 
 
 def test_the_copy_of_the_default_is_made_once() -> None:
@@ -230,8 +231,9 @@ def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
     dispatch = _function(out, "dispatch")
     assert dispatch.startswith(
         "def dispatch(instr: object) -> object:\n"
-        "    if isinstance(instr, Sequence) and not isinstance("
-        "instr, (str, bytes, bytearray)):\n"
+        "    if isinstance(instr, (list, tuple, Sequence)) and not isinstance(\n"
+        "        instr, (str, bytes, bytearray)\n"
+        "    ):\n"
         "        size = len(instr)\n"
         '        if size == 2 and instr[0] == "push":\n'
     )
@@ -239,5 +241,7 @@ def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
     # the first case under the branch takes no length (``[*rest]``): none
     # is taken before CPython takes one
     star_first = _function(out, "star_first")
-    assert "isinstance(instr, Sequence) and not isinstance(" in star_first
+    assert (
+        "isinstance(instr, (list, tuple, Sequence)) and not isinstance(" in star_first
+    )
     assert "= len(instr)" not in star_first

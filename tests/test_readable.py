@@ -78,7 +78,7 @@ def test_example_reads_like_hand_written_code() -> None:
     assert "from collections.abc import Mapping, Sequence\n" in out
     assert (
         "    elif (\n"
-        "        isinstance(shape, Sequence)\n"
+        "        isinstance(shape, (list, tuple, Sequence))\n"
         "        and not isinstance(shape, (str, bytes, bytearray))\n"
         "        and len(shape) >= 1\n"
         "    ):\n"
@@ -114,7 +114,7 @@ def test_a_command_dispatch_reads_like_hand_written_code(tmp_path: Path) -> None
     assert (
         "    size = (\n"
         "        len(subject)\n"
-        "        if isinstance(subject, Sequence)\n"
+        "        if isinstance(subject, (list, tuple, Sequence))\n"
         "        and not isinstance(subject, (str, bytes, bytearray))\n"
         "        else -1\n"
         "    )\n"
@@ -225,7 +225,7 @@ def test_a_dispatch_key_reads_as_a_person_writes_it(tmp_path: Path) -> None:
     # One mapping check, the cases nested under it; a key a sub-pattern
     # needs is tested with ``in`` and read by indexing.
     assert (
-        "    if isinstance(event, Mapping):\n"
+        "    if isinstance(event, (dict, Mapping)):\n"
         "        if (\n"
         '            event.get("type") == "click"\n'
         '            and "x" in event\n'

@@ -102,15 +102,22 @@ def _readable_kind_test(low: Lowering, v: Subject, kind: str) -> str:
     ``collections.abc``; a sequence is not text (CPython's flags leave
     ``str``, ``bytes`` and ``bytearray`` out). README, Known limits: the
     ABCs also answer for classes registered with them in ways the flags
-    do not follow."""
+    do not follow.
+
+    The common exact types come first in the tuple: ``isinstance`` answers
+    for them without calling ``ABCMeta.__instancecheck__``, which costs a
+    list or tuple subject about ten comparisons. The answer is the same:
+    ``list``, ``tuple`` and ``dict`` (and their subclasses) are registered
+    with the ABCs."""
     if not low.readable:
         return ""
     isinstance_ = low.b("isinstance")
     if kind == "mapping":
-        return f"{isinstance_}({v.text}, {low.abc('Mapping')})"
+        return f"{isinstance_}({v.text}, ({low.b('dict')}, {low.abc('Mapping')}))"
+    exact = f"{low.b('list')}, {low.b('tuple')}"
     text = ", ".join(low.b(name) for name in ("str", "bytes", "bytearray"))
     return (
-        f"{isinstance_}({v.text}, {low.abc('Sequence')})"
+        f"{isinstance_}({v.text}, ({exact}, {low.abc('Sequence')}))"
         f" and not {isinstance_}({v.text}, ({text}))"
     )
 
