@@ -5,6 +5,8 @@ which TypeError is raised."""
 
 from __future__ import annotations
 
+import collections
+import pickle
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,47 @@ def test_the_memory_is_bounded() -> None:
         setattr(obj, f"x{i}", i)
         assert attrs(obj, cls, 1, ()) == [i]
         assert len(remembered) <= 256
+
+
+def _helper_before_310() -> dict:
+    """The helper as it runs before 3.10, where ``__match_args__`` is
+    derived (the flag test reads ``list.__flags__``)."""
+    namespace: dict = {"__name__": "_spam_helper"}
+    source = helper_source(["attrs"]).replace("list.__flags__ & 32", "0")
+    exec(source, namespace)
+    return namespace
+
+
+def test_a_derived_match_args_is_worked_out_once_per_class() -> None:
+    helper = _helper_before_310()
+    attrs, derived = helper["attrs"], helper["_M"]
+    Pair = collections.namedtuple("Pair", "left right")
+    assert attrs(Pair(1, 2), Pair, 2, ()) == [1, 2]
+    assert len(derived) == 1
+    calls = []
+    original = helper["_d"]
+    helper["_d"] = lambda c: calls.append(c) or original(c)
+    for i in range(3):
+        assert list(attrs(Pair(i, -i), Pair, 2, ())) == [i, -i]
+    assert calls == []  # remembered
+
+
+def test_an_assigned_match_args_replaces_the_derived_one() -> None:
+    helper = _helper_before_310()
+    attrs = helper["attrs"]
+    Pair = collections.namedtuple("Pair", "left right")
+    assert attrs(Pair(1, 2), Pair, 1, ()) == [1]
+    Pair.__match_args__ = ("right",)  # as on 3.10, where this takes effect
+    assert list(attrs(Pair(1, 2), Pair, 1, ())) == [2]
+    del Pair.__match_args__
+    assert list(attrs(Pair(1, 2), Pair, 1, ())) == [1]
+
+
+def test_the_derived_memory_is_bounded_and_pickles_empty() -> None:
+    helper = _helper_before_310()
+    attrs, derived = helper["attrs"], helper["_M"]
+    for i in range(600):
+        cls = collections.namedtuple(f"T{i}", "x")
+        assert list(attrs(cls(i), cls, 1, ())) == [i]
+        assert len(derived) <= 256
+    assert pickle.loads(pickle.dumps(derived)) == {}

@@ -42,8 +42,13 @@ still needs nothing installed at run time. The parts:
 - ``attrs(v, c, npos, keywords)``: match_class() of ``ceval.c`` in its
   order: ``__match_args__`` (on 3.9 derived as 3.10 derives it, for
   dataclasses, namedtuples and the node types of the ``ast`` module, whose
-  ``_fields`` 3.10 gives them as ``__match_args__``) and its TypeErrors, then per attribute the duplicate
-  check and ``getattr``; None at the first missing attribute (no match).
+  ``_fields`` 3.10 gives them as ``__match_args__``) and its TypeErrors, then
+  per attribute the duplicate check and ``getattr``; None at the first
+  missing attribute (no match). The derived ``__match_args__`` is
+  remembered per class for as long as ``getattr(c, "__match_args__")``
+  gives the same object: 3.10 sets it once, when the class is made, so a
+  later change to ``_fields`` or to a dataclass's fields changes nothing
+  there either, while an assignment to ``__match_args__`` does.
 - ``items(v, start, end)``: a star capture, ``[v[start], ...,
   v[len(v) - end - 1]]`` by indexing (a deque cannot be sliced).
 - ``back(v, k)``: ``v[len(v) - k]``, for an item after a star in a nested
@@ -153,11 +158,17 @@ def _d(c):
 def _t(b):
     m = __import__("sys").modules.get("_ast")
     return m is not None and getattr(m, b.__name__, None) is b
+class _E(dict): __reduce__ = lambda s: (dict, ())
+_M = _E()
 def _a(c):
-    old = not list.__flags__ & 32 and "__match_args__" not in c.__dict__
+    g, e = getattr(c, "__match_args__", MISSING), _M.get(id(c))
+    if e is not None and e[0] is c and e[1] is g: return e[2]
+    old = "__match_args__" not in c.__dict__
     if old and (hasattr(c, "__dataclass_fields__") or hasattr(c, "_fields")):
-        return _d(c)
-    return getattr(c, "__match_args__", MISSING)
+        a = _d(c)
+    else: a = g
+    if len(_M) > 255: _M.clear()
+    _M[id(c)] = c, g, a; return a
 def _e(c, n, given):
     m = "%s() accepts %d positional sub-pattern%s (%d given)"
     return TypeError(m % (_n(c), n, "" if n == 1 else "s", given))
