@@ -365,6 +365,31 @@ def test_mypy_clean_source_stays_mypy_clean(tmp_path: Path) -> None:
     assert after.returncode == 0, after.stdout
 
 
+EXHAUSTIVE = ROOT / "fixtures" / "readable" / "exhaustive.py"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_a_match_mypy_takes_as_exhaustive_stays_exhaustive(
+    target: str, tmp_path: Path
+) -> None:
+    # The last case's sequence check is spelled so that mypy follows it to
+    # the end of the function (no "missing return"), and narrows a
+    # ``str | tuple[int, ...]`` subject to the tuple inside the branch; its
+    # literal alternatives compare with ``==``, on which mypy narrows a
+    # ``Literal[...]`` subject (not on ``in``).
+    pytest.importorskip("mypy")
+    source = EXHAUSTIVE.read_text("utf-8")
+    out = transpile(source, layout="readable", target=target)
+    assert "isinstance(value, (list, tuple)) or (\n" in out
+    assert '    elif flag == "w" or flag == "a":\n' in out
+    for name, text in (("source", source), ("output", out)):
+        (tmp_path / f"{name}.py").write_text(text, "utf-8")
+        report = _tool("mypy", "--python-version", "3.10", f"{name}.py", cwd=tmp_path)
+        assert report.returncode == 0, report.stdout
+    assert_runs_like_native(source, out, tmp_path, (target,))
+
+
 def test_a_capture_typed_differently_by_two_cases_is_declared_object() -> None:
     out = transpile(TYPED, layout="readable")
     weight = out[out.index("def weight") :]

@@ -26,7 +26,7 @@ Each ``Test`` carries a ``kind`` the emitters and the shared-facts pass use
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Optional, Tuple, Union
+from typing import Callable, Iterator, Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class Test:
     kind: str = "eq"
     #: the path it checks (the subject text for tests on the subject)
     path: str = ""
-    #: for kind tests: "sequence" or "mapping"; for len tests: ("==" | ">=", n)
+    #: for kind tests: "sequence" or "mapping"; for len tests: ("==" | ">=", n);
+    #: for ``v in (lit, ...)``: ("one of", the literals' texts)
     fact: object = None
     #: how the readable layout spells it, when not as ``expr``
     readable: str = ""
@@ -65,6 +66,9 @@ class AnyOf:
 
 
 Cond = Union[Test, All, AnyOf]
+
+#: the ``fact`` of a ``v in (lit, ...)`` test is ``(ONE_OF, literal texts)``
+ONE_OF = "one of"
 
 TRUE = All(())
 
@@ -150,6 +154,17 @@ def opens_with_sequence_length(cond: Cond, path: str) -> bool:
         and is_kind_test(parts[0], path, "sequence")
         and is_length_test(parts[1], path)
     )
+
+
+def map_tests(cond: Cond, change: Callable[[Test], Test]) -> Cond:
+    """``cond`` with each ``Test`` leaf replaced by ``change(test)``
+    (an or-pattern's stores kept as they are)."""
+    if isinstance(cond, Test):
+        return change(cond)
+    if isinstance(cond, All):
+        return All(tuple(map_tests(part, change) for part in cond.parts))
+    alternatives = tuple(map_tests(a, change) for a in cond.alternatives)
+    return AnyOf(alternatives, cond.stores)
 
 
 def tests_in(cond: Cond) -> Iterator[Test]:

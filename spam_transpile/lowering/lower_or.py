@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import (
+    ONE_OF,
     TRUE,
     All,
     AnyOf,
@@ -42,10 +43,12 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         # first). A float literal is not so: ``1.0 == v`` answers for an int
         # subclass ``v`` without calling its ``__eq__`` (3.9+), so float
         # alternatives are compared one by one below, subject on the left.
-        text = ", ".join(
+        values = tuple(
             operand(low, e.value) for e in literals if isinstance(e, cst.MatchValue)
         )
-        return Test(f"{atom(v.text)} in ({text})", "eq", v.text), []
+        text = ", ".join(values)
+        test = Test(f"{atom(v.text)} in ({text})", "eq", v.text, (ONE_OF, values))
+        return test, []
     lowered = [low.lower(element.pattern, v) for element in p.patterns]
     merged = _one_isinstance(low, lowered, v)
     if merged is not None and all(b == lowered[0][1] for _, b in lowered):

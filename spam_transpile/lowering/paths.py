@@ -7,10 +7,18 @@ item).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import libcst as cst
-from spam_transpile.lowering.ir import Cond, Test, Value
+from spam_transpile.lowering.ir import (
+    ONE_OF,
+    Cond,
+    LoweredPattern,
+    Test,
+    Value,
+    map_tests,
+)
 
 if TYPE_CHECKING:
     from spam_transpile.lowering.lower import Lowering
@@ -120,6 +128,53 @@ def _readable_kind_test(low: Lowering, v: Subject, kind: str) -> str:
         f"{isinstance_}({v.text}, ({exact}, {low.abc('Sequence')}))"
         f" and not {isinstance_}({v.text}, ({text}))"
     )
+
+
+def exhaustive_pattern(
+    low: Lowering, pattern: LoweredPattern, subject: str
+) -> LoweredPattern:
+    """The last case's ``pattern`` with its tests on the ``subject`` spelled
+    as mypy follows them to the end of a match it takes as exhaustive
+    (:func:`exhaustive_test`)."""
+
+    def spelled(test: Test) -> Test:
+        return exhaustive_test(low, test) if test.path == subject else test
+
+    return LoweredPattern(map_tests(pattern.cond, spelled), pattern.bindings)
+
+
+def exhaustive_test(low: Lowering, test: Test) -> Test:
+    """``test`` as the readable layout spells it in the last case of a
+    match: ``v == a or v == b`` for ``v in (a, b)``, on which mypy narrows
+    a ``Literal`` subject; and a sequence check spelled so that
+    mypy narrows on it both ways: ``isinstance(x, (list, tuple)) or
+    (isinstance(x, Sequence) and not isinstance(x, (str, bytes,
+    bytearray)))``. The last case of a match that mypy takes as exhaustive
+    needs it: after the shorter spelling mypy still sees a way through
+    (a "missing return"), and with text ruled out first it widens the
+    subject back to its declared type inside the branch. Same answer, and
+    lists and tuples answer at the first ``isinstance``."""
+    if not low.readable:
+        return test
+    v = test.path
+    if isinstance(test.fact, tuple) and test.fact[0] == ONE_OF:
+        values = test.fact[1]
+        if (test.readable or test.expr) != f"{atom(v)} in ({', '.join(values)})":
+            return test  # spelled otherwise since: leave it
+        # mypy narrows a ``Literal[...]`` subject on ``==``, not on ``in``
+        return replace(test, readable=" or ".join(f"{atom(v)} == {t}" for t in values))
+    if not (test.kind == "kind" and test.fact == "sequence"):
+        return test
+    if (test.readable or test.expr) != _readable_kind_test(low, Subject(v), "sequence"):
+        return test  # spelled otherwise since: leave it
+    isinstance_ = low.b("isinstance")
+    text = ", ".join(low.b(name) for name in ("str", "bytes", "bytearray"))
+    readable = (
+        f"{isinstance_}({v}, ({low.b('list')}, {low.b('tuple')})) or ("
+        f"{isinstance_}({v}, {low.abc('Sequence')})"
+        f" and not {isinstance_}({v}, ({text})))"
+    )
+    return replace(test, readable=readable)
 
 
 def len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:

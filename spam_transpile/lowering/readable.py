@@ -38,7 +38,7 @@ import libcst as cst
 
 from spam_transpile.lowering import emit
 from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_true
-from spam_transpile.lowering.paths import Subject
+from spam_transpile.lowering.paths import Subject, exhaustive_pattern
 from spam_transpile.lowering.positions import header_comments
 from spam_transpile.syntax.cstwalk import descendants
 from spam_transpile.lowering.read_once import fields_read_once
@@ -471,6 +471,8 @@ class ReadableMatch:
         body = self._body(case, pattern, index if plan is not None else None)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
+        if index == len(self.node.cases) - 1 and guard is None:
+            pattern = exhaustive_pattern(self.owner.lowering, pattern, self.subject)
         test = self._test(pattern, guard, self._stored_before_guard(index, pattern))
         return cst.If(
             test=Raw(test),
