@@ -187,8 +187,9 @@ def test_a_short_default_is_written_twice_to_nest_a_dispatch() -> None:
     step = _function(out, "step")
     assert step.startswith(
         "def step(instr: object, stack: list) -> list:\n"
-        "    if isinstance(instr, (list, tuple, Sequence)) and not isinstance(\n"
-        "        instr, (str, bytes, bytearray)\n"
+        "    if isinstance(instr, (list, tuple)) or (\n"
+        "        isinstance(instr, Sequence)"
+        " and not isinstance(instr, (str, bytes, bytearray))\n"
         "    ):\n"
         "        size = len(instr)\n"
         '        if size == 2 and instr[0] == "PUSH":\n'
@@ -231,8 +232,9 @@ def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
     dispatch = _function(out, "dispatch")
     assert dispatch.startswith(
         "def dispatch(instr: object) -> object:\n"
-        "    if isinstance(instr, (list, tuple, Sequence)) and not isinstance(\n"
-        "        instr, (str, bytes, bytearray)\n"
+        "    if isinstance(instr, (list, tuple)) or (\n"
+        "        isinstance(instr, Sequence)"
+        " and not isinstance(instr, (str, bytes, bytearray))\n"
         "    ):\n"
         "        size = len(instr)\n"
         '        if size == 2 and instr[0] == "push":\n'
@@ -241,7 +243,5 @@ def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
     # the first case under the branch takes no length (``[*rest]``): none
     # is taken before CPython takes one
     star_first = _function(out, "star_first")
-    assert (
-        "isinstance(instr, (list, tuple, Sequence)) and not isinstance(" in star_first
-    )
+    assert "if isinstance(instr, (list, tuple)) or (\n" in star_first
     assert "= len(instr)" not in star_first

@@ -190,6 +190,23 @@ def case_lines(
     return lines
 
 
+def lines_before_case(
+    case: cst.MatchCase,
+    original: cst.MatchCase,
+    position: Callable[[cst.CSTNode], Tuple[int, int]],
+) -> List[cst.EmptyLine]:
+    """The lines before ``case``, then the comments its pattern held (as
+    ``original``, the source's, has them): the readable test that replaces
+    the pattern has no place for them."""
+    lines = list(case.leading_lines)
+    if any(type(node) is cst.Comment for node in descendants(case.pattern)):
+        lines += [
+            cst.EmptyLine(comment=cst.Comment(text))
+            for _, text in header_comments(position, original)
+        ]
+    return lines
+
+
 def header_comments(
     position: Callable[[cst.CSTNode], Tuple[int, int]], case: cst.MatchCase
 ) -> List[Tuple[int, str]]:

@@ -37,10 +37,13 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_true
-from spam_transpile.lowering.paths import Subject, exhaustive_pattern
-from spam_transpile.lowering.positions import header_comments
-from spam_transpile.syntax.cstwalk import descendants
+from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_kind_test, is_true
+from spam_transpile.lowering.paths import (
+    Subject,
+    exhaustive_pattern,
+    exhaustive_test,
+)
+from spam_transpile.lowering.positions import lines_before_case
 from spam_transpile.lowering.read_once import fields_read_once
 from spam_transpile.lowering.bodies import indented_block, leaving_cases, only_pass
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
@@ -241,17 +244,9 @@ class ReadableMatch:
         return lines
 
     def _lines_before(self, index: int) -> List[cst.EmptyLine]:
-        """The lines before a case, then the comments its pattern held: the
-        test that replaces the pattern has no place for them."""
-        case = self.node.cases[index]
-        lines = list(case.leading_lines)
-        if any(type(node) is cst.Comment for node in descendants(case.pattern)):
-            original = self.original.cases[index]
-            lines += [
-                cst.EmptyLine(comment=cst.Comment(text))
-                for _, text in header_comments(self.owner.position, original)
-            ]
-        return lines
+        return lines_before_case(
+            self.node.cases[index], self.original.cases[index], self.owner.position
+        )
 
     @staticmethod
     def _always_matches(case: cst.MatchCase, pattern: LoweredPattern) -> bool:
@@ -438,8 +433,13 @@ class ReadableMatch:
             if isinstance(node, Branch):
                 inner = self._statements_of(node.children, None, lines_taken=True)
                 inner[:0] = [_statement(text) for text in node.setup]
+                tests = node.tests
+                if len(tests) == 1 and is_kind_test(tests[0], tests[0].path):
+                    # alone, the spelling mypy follows both ways takes no
+                    # more lines, and lists and tuples answer at once
+                    tests = (exhaustive_test(self.owner.lowering, tests[0]),)
                 test = emit.render_cond(
-                    All(node.tests), readable=True, binder=self._binder()
+                    All(tests), readable=True, binder=self._binder()
                 )
                 chain = cst.If(
                     test=Raw(test),
