@@ -519,3 +519,56 @@ def test_reads_finds_what_the_regular_expression_finds(value: str, text: str) ->
     found = regex.search(text)
     assert reads.search(text) == (found.span() if found else None)
     assert reads.sub("NAME", text) == regex.sub("NAME", text)
+
+
+OR_OF_CLASSES = """\
+class Assign:
+    __match_args__ = tuple(["targets", "value"])
+
+    def __init__(self, targets, value):
+        self.targets, self.value = targets, value
+
+
+class AugAssign:
+    __match_args__ = tuple(["target", "op", "value"])
+
+    def __init__(self, target, op, value):
+        self.target, self.op, self.value = target, op, value
+
+
+def assigned(node):
+    match node:
+        case Assign(targets=[target], value=value) | AugAssign(target, _, value):
+            return (target, value)
+        case Assign(targets=[*_, last]) | AugAssign(_, _, [last]):
+            return ("last", last)
+        case _:
+            return "other"
+
+
+for node in [
+    Assign(["a"], 1),
+    Assign(["a", "b"], 2),
+    Assign((), 3),
+    Assign("ab", 4),
+    AugAssign("t", "+", 5),
+    AugAssign("t", "+", [6]),
+    None,
+]:
+    print(assigned(node))
+"""
+
+
+def test_an_or_pattern_reads_each_alternative_s_fields_once(tmp_path: Path) -> None:
+    out = transpile(OR_OF_CLASSES)
+    first = next(line for line in out.splitlines() if "AugAssign, 3" in line)
+    # each alternative stores what it reads again, and reads it from there
+    assert first.count("_spam.attrs(") == 1
+    assert "[target := _spam_fields1[0], value := _spam_fields1[2]]" in first
+    assert first.count("getattr(node, 'targets', None)") == 1
+    assert "(type(_spam_value2 := getattr(node, 'targets', None)) is list" in first
+    stdout = assert_runs_like_native(OR_OF_CLASSES, out, tmp_path, ("3.9", "3.8"))
+    assert b"('a', 1)\n('last', 'b')\n" in stdout
+    # a function that reads its frame keeps no temporary to be seen there
+    loud = transpile(OR_OF_CLASSES.replace('return "other"', "return locals()"))
+    assert "_spam_fields" not in loud and "_spam_value" not in loud

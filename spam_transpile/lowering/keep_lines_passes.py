@@ -156,6 +156,12 @@ class PlanPasses:
             pattern = read_calls_once(
                 pattern, f"{helper}.attrs(", lambda _: self.names.temp("fields"), named
             )
+        # A keyword sub-pattern's attribute, read by ``getattr`` with a
+        # default, as often as its checks read it
+        getattr_call = f"{self.names.builtin('getattr')}("
+        pattern = read_calls_once(
+            pattern, getattr_call, lambda _: self.names.temp("value"), named
+        )
         heads = frozenset([self.subject, *self.element_temps])
         if self.subject_info is not None and self.subject_info.elements:
             heads |= frozenset(self.subject_info.elements)

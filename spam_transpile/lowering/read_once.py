@@ -17,6 +17,7 @@ from spam_transpile.lowering.emit import case_test, walrus_binder
 from spam_transpile.lowering.early_binding import place_at_first_read
 from spam_transpile.lowering.ir import (
     All,
+    AnyOf,
     Cond,
     LoweredPattern,
     Value,
@@ -88,8 +89,37 @@ def _read_once(
         if placed is not None:
             named[read] = given[-1]
             parts, bindings = placed
+    parts = [
+        (
+            _alternatives_read_once(part, repeated, new_name, named)
+            if isinstance(part, AnyOf)
+            else part
+        )
+        for part in parts
+    ]
     new_cond: Cond = All(tuple(parts)) if isinstance(cond, All) else parts[0]
     return LoweredPattern(new_cond, tuple(bindings))
+
+
+def _alternatives_read_once(
+    cond: AnyOf,
+    repeated: Callable[[str], List[str]],
+    new_name: Callable[[str], str],
+    named: Dict[str, str],
+) -> AnyOf:
+    """``cond`` with what each alternative reads more than once (with the
+    values it stores) read once within it: an alternative runs only where
+    those before it failed, so it stores its own temporaries before it
+    reads them (``case Assign(targets=[t]) | AugAssign(t, _, _)`` reads
+    ``targets`` once)."""
+    alternatives: List[Cond] = []
+    stores: List[Tuple[Tuple[str, Value], ...]] = []
+    for index, alternative in enumerate(cond.alternatives):
+        own = cond.stores[index] if cond.stores else ()
+        done = _read_once(LoweredPattern(alternative, own), repeated, new_name, named)
+        alternatives.append(done.cond)
+        stores.append(done.bindings)
+    return AnyOf(tuple(alternatives), tuple(stores) if cond.stores else ())
 
 
 # A path from a name: lookups under constant keys, constant indexes and
