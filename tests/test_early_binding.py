@@ -205,9 +205,15 @@ def _pattern(*parts: str, bindings: tuple = ()) -> LoweredPattern:
             id="an-attribute-test-reads-it-with-its-default",
         ),
         pytest.param(
-            ["(type(v[0]) is list or _spam.kind(v[0]) == 1)", "len(v[0]) == 2"],
+            [
+                "(type(v[0]) is tuple or type(v[0]) is list or type(v[0]) is not str and _spam.kind(v[0]) == 1)",
+                "len(v[0]) == 2",
+            ],
             "v[0]",
-            ["(type(x := v[0]) is list or _spam.kind(x) == 1)", "len(x) == 2"],
+            [
+                "(type(x := v[0]) is tuple or type(x) is list or type(x) is not str and _spam.kind(x) == 1)",
+                "len(x) == 2",
+            ],
             False,
             id="inside-the-first-operand-of-or",
         ),
@@ -566,7 +572,8 @@ def test_an_or_pattern_reads_each_alternative_s_fields_once(tmp_path: Path) -> N
     assert first.count("_spam.attrs(") == 1
     assert "[target := _spam_fields1[0], value := _spam_fields1[2]]" in first
     assert first.count("getattr(node, 'targets', None)") == 1
-    assert "(type(_spam_value2 := getattr(node, 'targets', None)) is list" in first
+    assert "(type(_spam_value2 := getattr(node, 'targets', None)) is tuple" in first
+    assert "type(_spam_value2) is list" in first
     stdout = assert_runs_like_native(OR_OF_CLASSES, out, tmp_path, ("3.9", "3.8"))
     assert b"('a', 1)\n('last', 'b')\n" in stdout
     # a function that reads its frame keeps no temporary to be seen there

@@ -47,18 +47,18 @@ def _lower(pattern: str) -> str:
         pytest.param("_", "", id="wildcard-does-nothing"),
         pytest.param(
             "[a, 1]",
-            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) == 2\neq v[1] == 1\nbind a = v[0]",
+            "kind type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1\nlen len(v) == 2\neq v[1] == 1\nbind a = v[0]",
             id="sequence-checks-then-binds-by-index",
         ),
         pytest.param(
             "[a, *_, 1]",
-            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) >= 2\neq v[len(v) - 1] == 1\n"
+            "kind type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1\nlen len(v) >= 2\neq v[len(v) - 1] == 1\n"
             "bind a = v[0]",
             id="after-a-star-indexes-from-len-never-negative",
         ),
         pytest.param(
             "[a, *rest]",
-            "kind type(v) is list or _spam.kind(v) == 1\nlen len(v) >= 1\n"
+            "kind type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1\nlen len(v) >= 1\n"
             "bind a = v[0]\nbind rest = _spam.items(v, 1, 0)",
             id="star-capture-is-a-list-by-index",
         ),
@@ -113,7 +113,8 @@ def _lower(pattern: str) -> str:
             "kind type(v) is dict or _spam.kind(v) == 2\n"
             "is v.get('n', _spam.MISSING) is None\n"
             "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
-            "kind type(v.get('k')) is list or _spam.kind(v.get('k')) == 1\n"
+            "kind type(v.get('k')) is tuple or type(v.get('k')) is list"
+            " or type(v.get('k')) is not str and _spam.kind(v.get('k')) == 1\n"
             "len len(v.get('k')) == 1\nbind x = v.get('k')[0]\nbind m = v.get('m')",
             id="a-missing-key-reads-as-none-where-none-cannot-match",
         ),
@@ -136,11 +137,11 @@ def _lower(pattern: str) -> str:
             "    isinstance isinstance(v.y, P)\n"
             "    store a = v.x.y\n    store b = v.y.y\n    store c = v.y.x\n"
             "  alternative\n"
-            "    kind type(v.y) is list or _spam.kind(v.y) == 1\n"
+            "    kind type(v.y) is tuple or type(v.y) is list or type(v.y) is not str and _spam.kind(v.y) == 1\n"
             "    len len(v.y) == 3\n    eq v.y[0] == 3\n"
             "    store a = v.x\n    store b = v.y[1]\n    store c = v.y[2]\n"
             "  alternative\n"
-            "    kind type(v.y) is list or _spam.kind(v.y) == 1\n"
+            "    kind type(v.y) is tuple or type(v.y) is list or type(v.y) is not str and _spam.kind(v.y) == 1\n"
             "    len len(v.y) == 3\n    eq v.y[0] == 4\n"
             "    store a = v.x\n    store b = v.y[1]\n    store c = v.y[2]",
             id="last-or-pattern-stores-even-where-alternatives-read-alike",

@@ -107,11 +107,11 @@ def f(event):
             """\
             print(locals())
             v
-            if (type(v) is list or _spam.kind(v) == 1) and len(v) == 1 and v[0] == 1:
+            if (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) and len(v) == 1 and v[0] == 1:
             return 1
-            elif (type(v) is list or _spam.kind(v) == 1) and len(v) == 2 and v[1] == 2:
+            elif (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) and len(v) == 2 and v[1] == 2:
             return 2
-            elif (type(v) is list or _spam.kind(v) == 1) and len(v) >= 1 and v[len(v) - 1] == 3:
+            elif (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) and len(v) >= 1 and v[len(v) - 1] == 3:
             return 3""",
             id="local-subject-no-temporary-when-no-case-may-run-and-the-frame-is-read",
         ),

@@ -4,6 +4,7 @@ by the alternative that matched."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -18,6 +19,7 @@ from spam_transpile.lowering.ir import (
     Value,
     all_of,
     is_true,
+    map_tests,
     tests_in,
 )
 from spam_transpile.lowering.scopes import capture_names_of
@@ -176,7 +178,7 @@ def stores_in_last_alternatives(
         for name, value in bindings
         if isinstance(value, Choice) and _per_alternative(value, last.alternatives)
     ]
-    long = sum(len(render_value(v)) for _, v in chosen) >= _LONG_CHOICES
+    long = sum(len(render_value(_measured(v))) for _, v in chosen) >= _LONG_CHOICES
     followed = all(narrows(value.options) for _, value in chosen)  # type: ignore
     if not chosen or not (long or typed and not followed):
         return cond, bindings
@@ -193,6 +195,25 @@ def stores_in_last_alternatives(
     parts[-1] = AnyOf(last.alternatives, stores)
     kept = [(name, value) for name, value in bindings if (name, value) not in chosen]
     return all_of(*parts), kept
+
+
+def _measured(value: Value) -> Value:
+    """``value`` with each sequence check spelled with one exact type, as
+    when :data:`_LONG_CHOICES` was chosen: how big a choice is should not
+    change with how many exact types a check names first."""
+    if isinstance(value, str):
+        return value
+
+    def short(test: Test) -> Test:
+        if test.kind != "kind" or test.fact != "sequence":
+            return test
+        return replace(
+            test, expr=f"type({test.path}) is list or kind({test.path}) == 1"
+        )
+
+    return Choice(
+        tuple((map_tests(cond, short), _measured(v)) for cond, v in value.options)
+    )
 
 
 def _per_alternative(choice: Choice, alternatives: Tuple[Cond, ...]) -> bool:

@@ -96,12 +96,19 @@ def operand(low: Lowering, value: cst.BaseExpression) -> str:
 def kind_test(low: Lowering, v: Subject, kind: str) -> Test:
     number = 1 if kind == "sequence" else 2
     # The common exact types answer without a call (their flags cannot
-    # change: CPython's ABC registration leaves static types alone).
-    exact = low.b("list") if kind == "sequence" else low.b("dict")
-    text = (
-        f"{low.b('type')}({v.text}) is {exact} or "
-        f"{low.helper('kind')}({v.text}) == {number}"
-    )
+    # change: CPython's ABC registration leaves static types alone). For a
+    # sequence check, tuples (payloads, records) and lists, and ``str``, the
+    # common value that is none (``match state, event:`` with ``"open"`` or
+    # ``("unlock", key)``): a helper call costs more than the three tests.
+    type_of = f"{low.b('type')}({v.text})"
+    if kind == "sequence":
+        exact = (
+            f"{type_of} is {low.b('tuple')} or {type_of} is {low.b('list')} or "
+            f"{type_of} is not {low.b('str')} and "
+        )
+    else:
+        exact = f"{type_of} is {low.b('dict')} or "
+    text = f"{exact}{low.helper('kind')}({v.text}) == {number}"
     return Test(text, "kind", v.text, kind, _readable_kind_test(low, v, kind))
 
 
