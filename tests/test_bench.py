@@ -67,7 +67,7 @@ def test_quick_run_checksums_agree() -> None:
         "Output size",
         "Module load",
         "Transpile speed",
-        "Goals of issue 8",
+        "Goals of issues 8 and 20",
     ):
         assert title in result.stdout, title
     for column in ("native 3.11", "lowered 3.9", "readable 3.10", "hand 3.9"):

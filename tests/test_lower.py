@@ -7,14 +7,17 @@ it binds once the whole pattern matched.
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 import libcst as cst
 import pytest
 
+from spam_transpile import transpile
 from spam_transpile.lowering.facts import module_facts
 from spam_transpile.lowering.ir import dump
 from spam_transpile.lowering.lower import Lowering
 from spam_transpile.lowering.names import Names
+from like_native import assert_runs_like_native
 
 PRELUDE = """\
 from dataclasses import dataclass
@@ -113,8 +116,9 @@ def _lower(pattern: str) -> str:
             "kind type(v) is dict or _spam.kind(v) == 2\n"
             "is v.get('n', _spam.MISSING) is None\n"
             "key v.get('m', _spam.MISSING) is not _spam.MISSING\n"
-            "kind type(v.get('k')) is tuple or type(v.get('k')) is list"
-            " or type(v.get('k')) is not str and _spam.kind(v.get('k')) == 1\n"
+            "kind v.get('k') is not None and (type(v.get('k')) is tuple"
+            " or type(v.get('k')) is list"
+            " or type(v.get('k')) is not str and _spam.kind(v.get('k')) == 1)\n"
             "len len(v.get('k')) == 1\nbind x = v.get('k')[0]\nbind m = v.get('m')",
             id="a-missing-key-reads-as-none-where-none-cannot-match",
         ),
@@ -185,3 +189,64 @@ def test_a_star_capture_of_every_item_is_a_new_list_of_them() -> None:
     )
     out = transpile(source, layout="readable")
     assert "items = list(v)\n" in out
+
+
+KINDS_OF_VALUES = """\
+import collections
+
+
+class Node:
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+class Text(str):
+    pass
+
+
+def kind(v):
+    match v:
+        case {"items": [first, *_]}:
+            return ("items", first)
+        case {"items": {"k": k}}:
+            return ("mapping", k)
+        case Node(body=[stmt]):
+            return ("body", stmt)
+        case Node(body={"k": k}):
+            return ("node mapping", k)
+        case _:
+            return "other"
+
+
+for v in [
+    {"items": [1, 2]},
+    {"items": (3,)},
+    {"items": None},
+    {},
+    {"items": "ab"},
+    {"items": Text("cd")},
+    {"items": b"ef"},
+    {"items": collections.deque([4])},
+    {"items": range(5, 6)},
+    {"items": {"k": 7}},
+    {"items": collections.OrderedDict(k=8)},
+    Node(body=[9]),
+    Node(body=None),
+    Node(),
+    Node(body="x"),
+    Node(body={"k": 10}),
+]:
+    print(kind(v))
+"""
+
+
+def test_a_value_of_any_kind_reads_as_native_match_reads_it(tmp_path: Path) -> None:
+    # The exact types, str, and None (a missing key's or attribute's value)
+    # answer inline; every other value asks the helper.
+    out = transpile(KINDS_OF_VALUES)
+    assert 'v.get("items")) is not None and (type(' in out
+    assert "getattr(v, 'body', None)) is not None and (type(" in out
+    stdout = assert_runs_like_native(KINDS_OF_VALUES, out, tmp_path, ("3.9", "3.8"))
+    assert stdout.count(b"other\n") == 8
+    older = transpile(KINDS_OF_VALUES, target="3.7")
+    assert assert_runs_like_native(KINDS_OF_VALUES, older, tmp_path, ("3.7",)) == stdout

@@ -106,7 +106,8 @@ def _attribute(
         return Subject(f"{atom(v.text)}.{attribute}")
     if pattern is not None and not low.readable and rejects_none(low, pattern):
         # A missing attribute reads as None, which the sub-pattern rejects.
-        return Subject(f"{low.b('getattr')}({v.text}, {attribute!r}, None)")
+        read = f"{low.b('getattr')}({v.text}, {attribute!r}, None)"
+        return Subject(read, missing_reads_none=True)
     if low.readable:
         # hasattr() swallows AttributeError only, as match_class does
         present = f"{low.b('hasattr')}({v.text}, {attribute!r})"

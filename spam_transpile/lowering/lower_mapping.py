@@ -74,7 +74,7 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         if fold and not low.readable and rejects_none(low, element.pattern):
             # ``get`` returns None for a missing key, which the sub-pattern
             # rejects as it would reject the missing key.
-            values.append((element, Subject(f"{get}({key})")))
+            values.append((element, Subject(f"{get}({key})", missing_reads_none=True)))
         elif low.readable:
             # As a person writes it: ``in``, then the item (CPython calls
             # ``get``: README, Known limits).

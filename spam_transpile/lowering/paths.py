@@ -32,11 +32,18 @@ class Subject:
     """What is known about a path: its text, and its kind/length if known."""
 
     def __init__(
-        self, text: str, kind: Optional[str] = None, length: Optional[int] = None
+        self,
+        text: str,
+        kind: Optional[str] = None,
+        length: Optional[int] = None,
+        missing_reads_none: bool = False,
     ) -> None:
         self.text = text
         self.kind = kind
         self.length = length
+        #: a read that gives None where the key or attribute is missing
+        #: (``v.get(k)``, ``getattr(v, 'x', None)``): often None
+        self.missing_reads_none = missing_reads_none
         #: element paths of a tuple-display subject (``match a, b:``)
         self.elements: Optional[List[str]] = None
 
@@ -109,6 +116,10 @@ def kind_test(low: Lowering, v: Subject, kind: str) -> Test:
     else:
         exact = f"{type_of} is {low.b('dict')} or "
     text = f"{exact}{low.helper('kind')}({v.text}) == {number}"
+    if v.missing_reads_none:
+        # None, a missing key's or attribute's value, is no sequence or
+        # mapping: one ``is`` answers for it
+        text = f"{v.text} is not None and ({text})"
     return Test(text, "kind", v.text, kind, _readable_kind_test(low, v, kind))
 
 
