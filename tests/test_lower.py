@@ -250,3 +250,60 @@ def test_a_value_of_any_kind_reads_as_native_match_reads_it(tmp_path: Path) -> N
     assert stdout.count(b"other\n") == 8
     older = transpile(KINDS_OF_VALUES, target="3.7")
     assert assert_runs_like_native(KINDS_OF_VALUES, older, tmp_path, ("3.7",)) == stdout
+
+
+CLASSES_OF_METACLASSES = """\
+import enum
+from abc import ABC
+
+
+class Shape(ABC):
+    pass
+
+
+class Square(Shape):
+    __match_args__ = ("side",)
+
+    def __init__(self, side):
+        self.side = side
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+NOT_A_CLASS = (Square, Color)
+
+
+def name(v, cls=Square):
+    match v:
+        case Square(side):
+            return ("square", side)
+        case Color():
+            return ("color", v.name)
+        case Shape():
+            return "shape"
+        case int() if cls is not Square:
+            match v:
+                case cls():
+                    return "unreachable"
+        case _:
+            return "other"
+
+
+for v in [Square(2), Color.RED, Shape.register(str) and "text", 1]:
+    print(name(v))
+try:
+    name(1, NOT_A_CLASS)
+except TypeError as error:
+    print("TypeError", error)
+"""
+
+
+def test_a_class_with_a_metaclass_is_checked_inline(tmp_path: Path) -> None:
+    # An ABC or an Enum is a class without the helper's call; a name that
+    # holds no class still raises CPython's TypeError, from the helper.
+    out = transpile(CLASSES_OF_METACLASSES)
+    assert "Shape if isinstance(Shape, type) else _spam.cls(Shape)" in out
+    stdout = assert_runs_like_native(CLASSES_OF_METACLASSES, out, tmp_path, ("3.9",))
+    assert b"TypeError called match pattern must be a type\n" in stdout

@@ -71,7 +71,7 @@ def test_standard_library_classes_are_not_checked_in_the_readable_layout() -> No
 
 def test_the_keep_lines_layout_checks_every_class() -> None:
     out = transpile(SOURCE)
-    assert "ast.BinOp if type(ast.BinOp) is type else _spam.cls(ast.BinOp)" in out
+    assert "ast.BinOp if isinstance(ast.BinOp, type) else _spam.cls(ast.BinOp)" in out
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,7 @@ def f(event):
                         return 3
             """,
             """\
-            v; _spam_len1 = len(v) if (type(v) is tuple or type(v) is list or _spam.kind(v) == 1) else -1
+            v; _spam_len1 = len(v) if (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) else -1
             if _spam_len1 == 1 and v[0] == 1:
             return 1
             elif _spam_len1 == 2 and v[1] == 2:
@@ -205,7 +205,7 @@ def f(event):
                         return 0
             """,
             """\
-            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or type(_spam_subject1) is not str and _spam.kind(_spam_subject1) == 1) else -1
             if _spam_len2 == 2 and _spam_subject1[0] == "go" and [d := _spam_subject1[1]]:
             return d
             elif ((_spam_len2 == 1 and _spam_subject1[0] == "look") or (_spam_len2 == 2 and _spam_subject1[0] == "look" and _spam_subject1[1] == "around")):
@@ -228,7 +228,7 @@ def f(event):
                         return verb
             """,
             """\
-            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or type(_spam_subject1) is not str and _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
             if _spam_len2 == 2 and _spam_first3 == "go" and [d := _spam_subject1[1]]:
             return d
             elif _spam_len2 == 1 and _spam_first3 in ("look", "l"):
@@ -251,7 +251,7 @@ def f(event):
                         return 0
             """,
             """\
-            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
+            _spam_subject1 = line.split(); _spam_len2 = len(_spam_subject1) if (type(_spam_subject1) is tuple or type(_spam_subject1) is list or type(_spam_subject1) is not str and _spam.kind(_spam_subject1) == 1) else -1; _spam_first3 = _spam_subject1[0] if _spam_len2 >= 1 else None
             if _spam_len2 == 2 and _spam_first3 == "go" and [d := _spam_subject1[1]]:
             return d
             elif ((_spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at") or (_spam_len2 == 2 and _spam_first3 == "look")) and [thing := (_spam_subject1[2] if _spam_len2 == 3 and _spam_first3 == "look" and _spam_subject1[1] == "at" else _spam_subject1[1])]:

@@ -154,11 +154,12 @@ def _lower_dynamic_class(
     cls = low.expr(node)
     checked = f"{low.helper('cls')}({cls})"
     if low.inline_class_checks:
-        # Reading a dotted name again is cheaper than calling the helper;
-        # a class with a metaclass of its own (an Enum, an ABC) takes the
-        # helper, which raises CPython's TypeError for a non-class.
+        # Reading a dotted name again is cheaper than calling the helper,
+        # for a class with a metaclass of its own (an ABC, an Enum) too: the
+        # helper's own test, so only a non-class reaches it, to raise
+        # CPython's TypeError.
         type_ = low.b("type")
-        checked = f"{cls} if {type_}({cls}) is {type_} else {checked}"
+        checked = f"{cls} if {low.b('isinstance')}({cls}, {type_}) else {checked}"
     known = low.known_class(node)
     if known is not None or (
         name is not None and _is_builtin_type(name) and low.names.builtin(name) == name

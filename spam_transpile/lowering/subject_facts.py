@@ -242,12 +242,16 @@ class SubjectFacts:
         b = self._names.builtin
         if number == SEQUENCE:
             # tuples first: records, instructions and tokens are matched
-            # far more often than lists
-            exact = f"{b('tuple')} or {b('type')}({path}) is {b('list')}"
+            # far more often than lists; then ``str``, the common value that
+            # is no sequence (as paths.kind_test)
+            exact = (
+                f"{b('tuple')} or {b('type')}({path}) is {b('list')} or "
+                f"{b('type')}({path}) is not {b('str')} and"
+            )
         else:
-            exact = b("dict")
+            exact = f"{b('dict')} or"
         return (
-            f"({b('type')}({path}) is {exact} or "
+            f"({b('type')}({path}) is {exact} "
             f"{self._helper}.kind({path}) == {number})"
         )
 
