@@ -1436,6 +1436,35 @@ KNOWN_CLASS_SOURCES = [
         False,
     ),
     ("from m import *\nclass C:\n    __match_args__ = ('a',)", False),
+    # the standard abc.ABC and abc.ABCMeta add nothing to pattern matching
+    ("from abc import ABC\nclass C(ABC):\n    __match_args__ = ('a',)", True),
+    ("import abc\nclass C(abc.ABC):\n    __match_args__ = ('a',)", True),
+    (
+        "from abc import ABC\nclass B(ABC):\n    pass\n"
+        "class C(B):\n    __match_args__ = ('a',)",
+        True,
+    ),
+    (
+        "from abc import ABCMeta\nclass C(metaclass=ABCMeta):\n"
+        "    __match_args__ = ('a',)",
+        True,
+    ),
+    (
+        "import abc as a\nclass C(metaclass=a.ABCMeta):\n    __match_args__ = ('a',)",
+        True,
+    ),
+    # not the standard one, or bound again
+    ("from m import ABC\nclass C(ABC):\n    __match_args__ = ('a',)", False),
+    (
+        "from abc import ABC\nABC = f()\nclass C(ABC):\n    __match_args__ = ('a',)",
+        False,
+    ),
+    ("import abc\nclass C(abc.ABCMeta):\n    __match_args__ = ('a',)", False),
+    (
+        "from abc import ABCMeta\nclass C(metaclass=ABCMeta, x=1):\n"
+        "    __match_args__ = ('a',)",
+        False,
+    ),
 ]
 
 

@@ -28,10 +28,11 @@ the class body ran:
   second binding, no write through ``locals()``), and it has no decorator
   but the standard ``dataclass`` (a function merely named ``dataclass`` is
   not it);
-- no metaclass keyword, and its bases are classes of the module with facts,
-  or "plain" ones (no decorator, keyword, ``__match_args__`` or
-  annotations, bases of the same kind); no base defines
-  ``__init_subclass__``, which runs after the subclass's body.
+- no metaclass keyword but the standard ``abc.ABCMeta``, and its bases are
+  classes of the module with facts, the standard ``abc.ABC``, or "plain"
+  ones (no decorator, ``__match_args__`` or annotations, bases and
+  keywords of the same kinds); no base defines ``__init_subclass__``,
+  which runs after the subclass's body.
 
 Only the standard parser's tree is read (Python 3.10+ runs the tool there);
 without it there are no facts and every class is looked up at run time.
@@ -153,6 +154,36 @@ def _module_imports(tree: ast.Module, counts: "Counter[str]") -> Dict[str, str]:
     return imports
 
 
+@dataclass(frozen=True)
+class _AbcSpellings:
+    #: how the module spells ``abc.ABC`` and ``abc.ABCMeta``
+    base: FrozenSet[str]
+    metaclass: FrozenSet[str]
+
+
+def _abc_spellings(tree: ast.Module, counts: "Counter[str]") -> _AbcSpellings:
+    """``ABC`` after ``from abc import ABC``, ``abc.ABC`` after ``import
+    abc`` (names a top-level import binds once), and the same of
+    ``ABCMeta``."""
+    spelled: Dict[str, Set[str]] = {"ABC": set(), "ABCMeta": set()}
+    for name, (module, attribute) in _names_imported(tree, counts).items():
+        if module == "abc" and attribute in spelled:
+            spelled[attribute].add(name)
+    for name, module in _module_imports(tree, counts).items():
+        if module == "abc":
+            for attribute, names in spelled.items():
+                names.add(f"{name}.{attribute}")
+    return _AbcSpellings(frozenset(spelled["ABC"]), frozenset(spelled["ABCMeta"]))
+
+
+def _dotted(node: ast.expr) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
 def _class_facts(
     tree: ast.Module,
     nodes: Sequence[ast.AST],
@@ -172,6 +203,7 @@ def _class_facts(
         # which (through a name that may be any class): none is known.
         return ModuleFacts({}, statements, frozenset(counts), unseen)
     dataclass = dataclass_spellings(tree, counts)
+    abcs = _abc_spellings(tree, counts)
     classes: Dict[str, KnownClass] = {}
     #: classes of this module that add nothing to pattern matching
     plain: Dict[str, bool] = {}
@@ -185,7 +217,7 @@ def _class_facts(
             or node.name in set_elsewhere
         ):
             continue
-        bases = _base_fields(node, classes, plain, hooked)
+        bases = _base_fields(node, classes, plain, hooked, abcs)
         if bases is None or not _body_keeps_match_args(node):
             continue
         known = _known_class(node, bases, dataclass)
@@ -374,17 +406,26 @@ def _base_fields(
     classes: Dict[str, KnownClass],
     plain: Dict[str, bool],
     hooked: Set[str],
+    abcs: "_AbcSpellings",
 ) -> Optional[Tuple[str, ...]]:
     """The dataclass fields ``node`` inherits, or None if a base is unknown.
 
     Bases must be classes of this module defined above it: plain ones (no
     dataclass, no ``__match_args__``) or dataclasses, whose fields come first;
-    none ``hooked`` (its ``__init_subclass__`` runs for ``node``).
+    none ``hooked`` (its ``__init_subclass__`` runs for ``node``). The
+    standard ``abc.ABC`` is a plain base, and ``abc.ABCMeta`` the one
+    metaclass: neither sets ``__match_args__`` nor defines
+    ``__init_subclass__``.
     """
-    if node.keywords:
+    if any(
+        k.arg != "metaclass" or _dotted(k.value) not in abcs.metaclass
+        for k in node.keywords
+    ):
         return None
     fields: Tuple[str, ...] = ()
     for base in node.bases:
+        if _dotted(base) in abcs.base:
+            continue
         if not isinstance(base, ast.Name) or base.id in hooked:
             return None
         if base.id in plain:
@@ -397,9 +438,9 @@ def _base_fields(
 
 
 def _is_plain(node: ast.ClassDef) -> bool:
+    """(Its bases and keywords are known plain: :func:`_base_fields`.)"""
     return (
         not node.decorator_list
-        and not node.keywords
         and literal_match_args(node) is None
         and not any(isinstance(s, ast.AnnAssign) for s in node.body)
         and not any(
