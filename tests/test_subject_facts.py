@@ -7,10 +7,12 @@ that show the facts: the match line and the case lines.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from spam_transpile import transpile
+from like_native import assert_runs_like_native
 
 # Room for the helper before the function, so it stays off the match line.
 PRELUDE = '"""A module."""\n' + "\n" * 8
@@ -81,7 +83,7 @@ def f(event):
                         return 0
             """,
             """\
-            v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
+            _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
             if _spam_kind1 == 2 and v.get("a") == 1:
             return 1
             elif _spam_kind1 == 2 and v.get("b") == 2:
@@ -156,7 +158,7 @@ def f(event):
                         return 3
             """,
             """\
-            v; _spam_len1 = len(v) if (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) else -1
+            _spam_len1 = len(v) if (type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1) else -1
             if _spam_len1 == 1 and v[0] == 1:
             return 1
             elif _spam_len1 == 2 and v[1] == 2:
@@ -181,7 +183,7 @@ def f(event):
                         return 0
             """,
             """\
-            v; _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
+            _spam_kind1 = 2 if type(v) is dict else _spam.kind(v)
             if _spam_kind1 == 2 and v.get("a") == 1:
             for x in v:
             pass
@@ -263,7 +265,7 @@ def f(event):
         pytest.param(
             KEYED_CASES.format(first='{"type": "click", "x": int(x)}'),
             """\
-            event; _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING
+            _spam_key2 = event.get("type", _spam.MISSING) if (type(event) is dict or _spam.kind(event) == 2) else _spam.MISSING
             if _spam_key2 == "click" and isinstance(x := event.get("x"), int):
             return x
             elif _spam_key2 == "key" and isinstance(key := event.get("key"), str):
@@ -280,7 +282,7 @@ def f(event):
             # The first case never looks ``type`` up: nor does the match line.
             KEYED_CASES.format(first="[x]"),
             """\
-            event; _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else 2 if type(event) is dict else _spam.kind(event); _spam_len2 = len(event) if _spam_kind1 == 1 else -1
+            _spam_kind1 = 1 if type(event) is tuple or type(event) is list else 0 if type(event) is str else 2 if type(event) is dict else _spam.kind(event); _spam_len2 = len(event) if _spam_kind1 == 1 else -1
             if _spam_len2 == 1 and [x := event[0]]:
             return x
             elif _spam_kind1 == 2 and event.get("type") == "key" and isinstance(key := event.get("key"), str):
@@ -343,3 +345,35 @@ def test_first_item_read_elsewhere_in_the_module_is_still_shared() -> None:
     assert "_spam_first" in lines
     assert "return v[0]" in lines
     assert 'if v and v[0] == "quit":' in lines
+
+
+UNBOUND_SUBJECT = """\
+def f(flag):
+    if flag:
+        v = [1, 2]
+    match v:
+        case [1]:
+            return 1
+        case [_, 2]:
+            return 2
+        case [*_, 3]:
+            return 3
+
+
+print(f(True))
+try:
+    f(False)
+except UnboundLocalError as error:
+    print(type(error).__name__, error.__traceback__.tb_next.tb_lineno)
+"""
+
+
+def test_a_name_subject_the_facts_read_first_is_not_read_before(
+    tmp_path: Path,
+) -> None:
+    # The first fact reads the name on the match line: an unbound name's
+    # error is the match line's, as natively.
+    out = transpile(UNBOUND_SUBJECT)
+    assert "\n    _spam_len1 = len(v) if" in out
+    stdout = assert_runs_like_native(UNBOUND_SUBJECT, out, tmp_path, ("3.9", "3.8"))
+    assert stdout.startswith(b"2\nUnboundLocalError 4\n")

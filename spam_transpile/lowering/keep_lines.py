@@ -238,6 +238,10 @@ class MatchEmitter(PlanPasses):
             # ``a; b`` reads the local names as ``(a, b)`` would, without
             # building a tuple on every run.
             smalls = [MatchLine(element_value(e)) for e in subject.elements]
+        elif self.subject_temp is None and self._facts_read_subject_first(subject):
+            # The first fact reads the name first (``_spam_len1 =
+            # len(instr) if (type(instr) is tuple ...``), on this line.
+            smalls = []
         elif self.subject_temp is None:
             smalls = [MatchLine(subject)]
         else:
@@ -257,6 +261,16 @@ class MatchEmitter(PlanPasses):
             body=[*declared, *smalls, *facts, *self._declare_captures_local()],
             leading_lines=self.node.leading_lines,
             trailing_whitespace=self.node.whitespace_after_colon,
+        )
+
+    def _facts_read_subject_first(self, subject: cst.BaseExpression) -> bool:
+        """Whether the subject is a name the first fact statement reads
+        before anything else: every fact of a name subject is about it."""
+        elements = self.subject_info.elements if self.subject_info else None
+        return (
+            isinstance(subject, cst.Name)
+            and bool(self.facts.statements)
+            and not elements
         )
 
     def _declare_captures_local(self) -> List[cst.BaseSmallStatement]:
