@@ -58,7 +58,6 @@ ITEM_8 = "issue 19 item 8: an Enum body makes the match's temporaries members"
 READABLE_EXEC = "readable: exec(code, globals, locals) takes its ABC import as a local"
 KNOWN: dict[str, dict[str, str]] = {
     "exec-two-dicts": {"readable": READABLE_EXEC},
-    "mixed": {"readable": READABLE_EXEC},
 }
 #: a race shows on most runs, not all: a strict mark would fail at random
 RACES = ("threads",)
@@ -163,8 +162,9 @@ def test_seeded_mixed_batch(name: str, target: str, layout: str) -> None:
     """Random shapes and models together, about 12 statements."""
     chooser = RandomChooser(random.Random(SEED))
     failures = []
-    # threads: a race, not the same on every run (test_process_model)
-    models = [m for m in shapes.MODELS if m != "threads"]
+    # threads: a race, not the same on every run (test_process_model); a
+    # model known to differ in this layout fails its own test, not this one
+    models = [m for m in shapes.MODELS if m != "threads" and _reason(m, layout) is None]
     for spec in shapes.generate(chooser, 12, models=models, instrumented=False):
         checker = _checker(target, layout)
         if checker.unavailable(spec.model, target):

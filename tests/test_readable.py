@@ -1049,3 +1049,50 @@ def test_a_guard_whose_case_leaves_ends_its_chain(target: str, tmp_path: Path) -
     keep = out[out.index("def keep") : out.index("def seen")]
     assert "x := value[0]" in keep or "_spam.store(lambda: x" in keep
     assert assert_runs_like_native(GUARD_ENDS_CHAIN, out, tmp_path, (target,))
+
+
+CLASS_IN_FUNCTION = """\
+def f(s):
+    class Body:
+        match s:
+            case {"a": j}:
+                found = j
+            case [x, *_]:
+                found = x
+    return Body
+"""
+
+
+def test_a_class_in_a_function_reads_the_abcs_it_needs_as_globals() -> None:
+    # cloudpickle copies a function by value with the globals its code reads
+    # by LOAD_GLOBAL; a class body reads other names by LOAD_NAME, so the
+    # ABCs the layout imports are declared global there
+    out = transpile(CLASS_IN_FUNCTION, layout="readable")
+    body = out[out.index("class Body:") :].splitlines()
+    assert body[1].strip() == "global Mapping, Sequence"
+    assert "_spam" not in out
+    namespace: dict = {}
+    exec(compile(out, "out.py", "exec"), namespace)
+    assert namespace["f"]({"a": 1}).found == 1
+    assert namespace["f"]([2, 3]).found == 2
+    # only the code a function holds: no declaration at module level
+    assert "global Mapping" not in transpile(
+        CLASS_IN_FUNCTION.replace("def f(s):\n", "s = {}\nif True:\n").replace(
+            "    return Body\n", ""
+        ),
+        layout="readable",
+    )
+
+
+def test_a_class_body_that_reads_the_name_itself_declares_nothing() -> None:
+    # ``global Mapping`` after the class body read ``Mapping`` would not
+    # compile
+    source = CLASS_IN_FUNCTION.replace(
+        "    class Body:\n",
+        "    class Body:\n        try:\n            Mapping\n"
+        "        except NameError:\n            pass\n",
+    )
+    out = transpile(source, layout="readable")
+    compile(out, "out.py", "exec")
+    assert "from collections.abc import Mapping, Sequence" in out
+    assert "global Sequence\n" in out

@@ -1,6 +1,7 @@
 """spam_transpile.lowering.stdlib_classes: the readable layout trusts a
 class of the standard library to be a class (no ``_spam.cls()``), as a
-reviewer does; the keep-lines layout checks every class."""
+reviewer does; the keep-lines layout only where every CPython from the
+target on binds the name to a class (stdlib_table)."""
 
 from __future__ import annotations
 
@@ -69,9 +70,18 @@ def test_standard_library_classes_are_not_checked_in_the_readable_layout() -> No
         assert f"isinstance(x, {spelled})" in out
 
 
-def test_the_keep_lines_layout_checks_every_class() -> None:
+def test_the_keep_lines_layout_trusts_the_classes_of_its_table() -> None:
     out = transpile(SOURCE)
-    assert "ast.BinOp if isinstance(ast.BinOp, type) else _spam.cls(ast.BinOp)" in out
+    assert "_spam.cls(" not in out and "_spam.attrs(" not in out
+    for spelled in ["ast.BinOp", "Fraction", "OD", "E.Enum"]:
+        assert f"isinstance(x, {spelled})" in out
+    assert "(left := getattr(x, 'left', _spam.MISSING))" in out
+
+
+def test_the_keep_lines_layout_checks_a_class_it_does_not_know() -> None:
+    program = SOURCE.replace("import enum as E", "E = __import__('enum')")
+    out = transpile(program)
+    assert "E.Enum if isinstance(E.Enum, type) else _spam.cls(E.Enum)" in out
 
 
 @pytest.mark.parametrize(

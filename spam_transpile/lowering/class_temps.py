@@ -16,16 +16,27 @@ of it altogether; the class body declares them:
 
 The names are fresh (used nowhere in the module), so the declarations
 change nothing else.
+
+A class body reads module names with ``LOAD_NAME``, which cloudpickle does
+not count among the globals of a function it copies by value (a class made
+inside it): the names the lowering itself adds to the module (the helper,
+the readable layout's ABC imports) are declared ``global`` there too
+(:func:`globals_to_declare`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import List, Optional, Sequence
+import re
+from typing import TYPE_CHECKING, AbstractSet, List, Optional, Sequence
 
 import libcst as cst
 
 from spam_transpile.lowering.helper_lines import is_docstring
+from spam_transpile.syntax.cstwalk import descendants
+
+if TYPE_CHECKING:
+    from spam_transpile.lowering.scope_info import Scope
 
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
@@ -140,3 +151,21 @@ def _with_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.
             items = [new if item is old else item for item in value]
             return parent.with_changes(**{field.name: items})
     raise ValueError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
+
+
+def globals_to_declare(scope: "Scope", ours: AbstractSet[str], code: str) -> List[str]:
+    """Which of ``ours`` (module names the lowering added) the class body
+    ``scope`` is to declare ``global`` for ``code``, the statements a match
+    statement became there: those it reads and has not declared yet, but
+    a name the class body reads itself (``global`` after a use does not
+    compile). Noted as declared."""
+    # the code holds the lowering's own text: a name it chose is one no
+    # user name shadows, so a mention is a read
+    read = {name for name in ours if re.search(rf"(?<![\w.]){name}\b", code)}
+    read -= scope.globals_declared
+    if read and scope.node is not None:
+        read -= {
+            node.value for node in descendants(scope.node) if isinstance(node, cst.Name)
+        }
+    scope.globals_declared |= read
+    return sorted(read)

@@ -88,6 +88,9 @@ class ModuleFacts:
         self.from_imports: Dict[str, Tuple[str, str]] = {}
         #: names bound once, by a top-level relative ``from . import name``
         self.relative_imports: FrozenSet[str] = frozenset()
+        #: names whose ``__match_args__`` the module sets outside a class
+        #: body (:func:`match_args_set_elsewhere`); None: maybe any class's
+        self.match_args_set: Optional[FrozenSet[str]] = frozenset()
         #: readable layout: classes as their declarations describe them
         #: (project_facts), by how this module spells them (``Order``,
         #: ``models.Order``): the module's own and those it imports
@@ -112,7 +115,9 @@ def module_facts(
     if unseen:
         # Any name may be bound again where the tree does not show it.
         return ModuleFacts({}, statements, frozenset(counts), unseen)
-    facts = _class_facts(tree, nodes, counts, statements)
+    set_elsewhere = match_args_set_elsewhere(nodes)
+    facts = _class_facts(tree, counts, statements, set_elsewhere)
+    facts.match_args_set = set_elsewhere
     facts.imports = _module_imports(tree, counts)
     facts.from_imports = _names_imported(tree, counts)
     facts.relative_imports = frozenset(
@@ -186,13 +191,12 @@ def _dotted(node: ast.expr) -> Optional[str]:
 
 def _class_facts(
     tree: ast.Module,
-    nodes: Sequence[ast.AST],
     counts: "Counter[str]",
     statements: Optional[List[Tuple[bool, int]]],
+    set_elsewhere: Optional[FrozenSet[str]],
 ) -> ModuleFacts:
     """The facts of the module's classes (no name is bound unseen)."""
     unseen = False
-    set_elsewhere = match_args_set_elsewhere(nodes)
     class_names = {
         node.name
         for node in tree.body

@@ -38,7 +38,9 @@ from spam_transpile.lowering.ir import (
     placed,
 )
 from spam_transpile.lowering.names import Names
+from spam_transpile.settings import Target
 from spam_transpile.lowering.stdlib_classes import (
+    exact_stdlib_class,
     in_stdlib,
     is_stdlib_class,
     stdlib_match_args,
@@ -72,8 +74,12 @@ class Lowering:
         facts: ModuleFacts,
         inline_class_checks: bool = False,
         readable: bool = False,
+        target: Target = Target(3, 9),
     ) -> None:
         self.names = names
+        #: the oldest interpreter the output runs on: what the standard
+        #: library binds from there on is known (:func:`exact_stdlib_class`)
+        self.target = target
         #: keep-lines: a class pattern's class is checked with a builtin
         #: call where it is a plain class, the helper's only where it is not
         self.inline_class_checks = inline_class_checks
@@ -136,6 +142,8 @@ class Lowering:
         if text is None:
             return None
         exact = self.facts.known_class(text) if "." not in text else None
+        if exact is None:
+            exact = self._exact_stdlib_class(node)
         declared = None
         if self.readable and not self._untrusted:
             declared = self.facts.declared.get(text) or self._stdlib_class(node)
@@ -166,6 +174,19 @@ class Lowering:
             return False
         # what the standard library binds is looked up (known_class)
         return bool(module) and not in_stdlib(module)
+
+    def _exact_stdlib_class(self, node: cst.BaseExpression) -> Optional[KnownClass]:
+        """A standard library class as every interpreter from the target on
+        has it, unless the module sets its ``__match_args__``."""
+        set_here = self.facts.match_args_set
+        spelled = node if isinstance(node, cst.Name) else getattr(node, "value", None)
+        if set_here is None or not isinstance(spelled, cst.Name):
+            return None
+        if spelled.value in set_here:
+            return None
+        return exact_stdlib_class(
+            self.facts.imports, self.facts.from_imports, node, self.target.minor
+        )
 
     def _stdlib_class(self, node: cst.BaseExpression) -> Optional[KnownClass]:
         """A standard library class, with the attributes its

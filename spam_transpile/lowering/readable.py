@@ -46,6 +46,8 @@ from spam_transpile.lowering.paths import (
 from spam_transpile.lowering.positions import lines_before_case
 from spam_transpile.lowering.read_once import fields_read_once
 from spam_transpile.lowering.bodies import indented_block, leaving_cases, only_pass
+from spam_transpile.lowering.class_temps import globals_to_declare
+from spam_transpile.syntax.codegen import code_for
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
 from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
@@ -123,31 +125,29 @@ class ReadableMatch:
         return chosen.text, chosen.var, chosen.info
 
     def statements(self) -> List[cst.BaseStatement]:
-        uses_before = self.owner.lowering.uses
         out = self._statements()
-        self._helper_global_in_class(out, uses_before)
+        self._module_names_global_in_class(out)
         return out
 
-    def _helper_global_in_class(
-        self, out: List[cst.BaseStatement], uses_before: int
-    ) -> None:
-        """A class made inside a function reads the helper with ``LOAD_NAME``,
-        which cloudpickle does not count among the globals of the function it
-        copies by value: declared ``global``, it is read as a function reads
-        it."""
+    def _module_names_global_in_class(self, out: List[cst.BaseStatement]) -> None:
+        """The module names the statements read, declared ``global`` in a
+        class made inside a function (:func:`.class_temps.globals_to_declare`)."""
         scope = self.owner.scopes[-1]
-        lowering = self.owner.lowering
-        if (
-            self.scope_kind != "class"
-            or scope.helper_global
-            or lowering.uses == uses_before
-            or not any(s.kind == "function" for s in self.owner.scopes[:-1])
+        if self.scope_kind != "class" or not any(
+            s.kind == "function" for s in self.owner.scopes[:-1]
         ):
             return
-        scope.helper_global = True
+        lowering = self.owner.lowering
+        ours = set(lowering.abc_imports.values())
+        if lowering.helper_name:
+            ours.add(lowering.helper_name)
+        code = "".join(code_for(statement) for statement in out)
+        read = globals_to_declare(scope, ours, code)
+        if not read:
+            return
         first = out[0]
         assert isinstance(first, (cst.SimpleStatementLine, cst.If))
-        out[0] = _statement(f"global {lowering.helper_name}").with_changes(
+        out[0] = _statement(f"global {', '.join(read)}").with_changes(
             leading_lines=first.leading_lines
         )
         out.insert(1, first.with_changes(leading_lines=[]))

@@ -4,8 +4,8 @@ lowering of its earlier match statements left to declare."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, FrozenSet, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, FrozenSet, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -38,6 +38,9 @@ class Scope:
     declare: Optional[List[str]] = None
     #: a class body whose match lines declared the helper ``global``
     helper_global: bool = False
+    #: readable: the module names a class body's match statements declared
+    #: ``global`` (the helper, the ABCs the layout imports)
+    globals_declared: Set[str] = field(default_factory=set)
     #: a class's temporaries (of class bodies in it) that its bases bind as
     #: variables of the enclosing function (class_temps_holder)
     header_temps: Optional[List[str]] = None

@@ -6,9 +6,17 @@ The readable layout trusts them to be classes, as a reviewer does: no
 module of the program, which the tool must not import), imported by the
 tool itself to look the name up; only where the module's name (or the
 class's, ``from ast import BinOp``) is bound once, by a top-level import;
-and only a name the tool's own copy of the module binds to a class. A program that rebinds such a name to
-something else gets an ``isinstance`` TypeError instead of CPython's
-(README, Known limits). The keep-lines layout checks every class.
+and only a name the tool's own copy of the module binds to a class. A
+program that rebinds such a name to something else gets an ``isinstance``
+TypeError instead of CPython's (README, Known limits).
+
+The keep-lines layout knows such a class only from :mod:`.stdlib_table`,
+what every CPython from the target on binds the name to (read from the
+interpreters themselves): a class in each, and the positional attribute
+names its pattern reads, as far as they agree (``ast.BinOp``: ``left``,
+``op``, ``right`` from 3.6 on; ``ast.Constant``: ``value`` alone before
+3.8). A pattern with more positional sub-patterns than they agree on goes
+through the helper, which reads the running interpreter's.
 """
 
 from __future__ import annotations
@@ -19,8 +27,15 @@ import sys
 from typing import Mapping, Optional, Tuple
 
 import libcst as cst
+from spam_transpile.lowering import stdlib_table
+from spam_transpile.lowering.facts import KnownClass
 
-__all__ = ["in_stdlib", "is_stdlib_class", "stdlib_match_args"]
+__all__ = [
+    "exact_stdlib_class",
+    "in_stdlib",
+    "is_stdlib_class",
+    "stdlib_match_args",
+]
 
 # Modules whose import does something besides defining names.
 _NEVER = frozenset({"antigravity", "this", "idlelib", "turtle", "turtledemo"})
@@ -42,6 +57,52 @@ def is_stdlib_class(
         return False
     module = imports.get(node.value.value)
     return module is not None and _is_class(module, node.attr.value)
+
+
+def exact_stdlib_class(
+    imports: Mapping[str, str],
+    from_imports: Mapping[str, Tuple[str, str]],
+    node: cst.BaseExpression,
+    oldest: int,
+) -> Optional[KnownClass]:
+    """What every CPython from 3.``oldest`` on says of the standard library
+    class ``node`` names (``ast.BinOp`` after ``import ast``, ``BinOp``
+    after ``from ast import BinOp``): None unless each binds it to a class;
+    ``match_args`` the names they agree on, None where the helper decides
+    (a type that matches itself, a ``__match_args__`` that is no tuple)."""
+    if isinstance(node, cst.Name):
+        found = from_imports.get(node.value)
+        key = f"{found[0]}.{found[1]}" if found is not None else None
+    elif isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        module = imports.get(node.value.value)
+        key = f"{module}.{node.attr.value}" if module is not None else None
+    else:
+        key = None
+    return _exact_class(key, oldest) if key is not None else None
+
+
+@functools.lru_cache(maxsize=None)
+def _exact_class(key: str, oldest: int) -> Optional[KnownClass]:
+    runs = stdlib_table.CLASSES.get(key, ())
+    covered = [run for run in runs if run[1] >= oldest]
+    # one run after another, from ``oldest`` to the newest probed (later
+    # versions are taken to keep the newest one's answer)
+    expected = oldest
+    for first, last, _ in covered:
+        if first > expected:
+            return None
+        expected = last + 1
+    if not covered or expected <= stdlib_table.NEWEST:
+        return None
+    answers = [names for _, _, names in covered]
+    if any(names is None for names in answers):
+        return KnownClass(None)
+    shared: Tuple[str, ...] = ()
+    for column in zip(*answers):
+        if len(set(column)) != 1:
+            break
+        shared += (column[0],)
+    return KnownClass(shared)
 
 
 def stdlib_match_args(

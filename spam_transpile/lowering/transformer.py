@@ -86,6 +86,7 @@ class MatchLowering(cst.CSTTransformer):
             facts or ModuleFacts(),
             inline_class_checks=layout == "keep-lines",
             readable=layout == "readable",
+            target=target,
         )
         self.scopes: List[Scope] = [Scope(MODULE)]
         self.match_count = 0
