@@ -95,9 +95,12 @@ def test_declarations_give_the_fields_and_match_args() -> None:
         child.fields
     )
     assert classes["NoArgs"].match_args is None
-    assert classes["Pair"] == KnownClass(("left", "right"), ("left", "right"))
-    assert classes["Point"] == KnownClass(("x", "y"), ("x", "y"))
-    assert classes["Line"] == KnownClass(("start", "end"), ("start", "end"))
+    # a named tuple: a tuple of as many items as it has fields
+    pair = KnownClass(("left", "right"), ("left", "right"), items=("left", "right"))
+    assert classes["Pair"] == pair
+    assert classes["Point"] == KnownClass(("x", "y"), ("x", "y"), items=("x", "y"))
+    line = ("start", "end")
+    assert classes["Line"] == KnownClass(line, line, items=line)
     plain = classes["Plain"]
     # only what ``__init__`` sets before it may branch; an annotation alone
     # sets nothing

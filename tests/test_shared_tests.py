@@ -191,3 +191,33 @@ def test_a_test_placed_on_a_later_line_is_not_shared() -> None:
         "isinstance(v, A) and v.x == 1",
         "isinstance(v, A) and v.x == 2",
     ]
+
+
+def _present(store: str = "") -> Check:
+    read = "getattr(v, 'x', M)"
+    text = f"({store} := {read}) is not M" if store else f"{read} is not M"
+    return Check(text, "attr", "v", "x")
+
+
+def test_a_presence_test_that_stores_answers_one_that_only_tests() -> None:
+    cases = [
+        _case(IS_A, _present("x"), X1),
+        _case(IS_A, _present(), X2),
+        _case(IS_A, _present("y")),
+    ]
+    first, second, third = _shared(cases)
+    assert first == (
+        "(flag2 := (flag1 := isinstance(v, A))"
+        " and (x := getattr(v, 'x', M)) is not M) and v.x == 1"
+    )
+    assert second == "flag2 and v.x == 2"
+    # it stores a capture of its own: its test is not the first's
+    assert third == "flag1 and (y := getattr(v, 'x', M)) is not M"
+
+
+def test_a_wildcard_case_after_capturing_ones_reads_their_flag() -> None:
+    operator = _function(
+        _lowered(ROOT / "fixtures/shared_tests/class_groups.py"), "operator"
+    )
+    third = next(line for line in operator.splitlines() if "ast.Mult" in line)
+    assert third.lstrip().startswith("elif _spam_shared2 and (isinstance(")

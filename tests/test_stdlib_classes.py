@@ -5,14 +5,13 @@ target on binds the name to a class (stdlib_table)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
 from like_native import assert_runs_like_native
+from type_check import assert_mypy_clean
 from spam_transpile import transpile
 from spam_transpile.lowering.stdlib_classes import is_stdlib_class
 
@@ -154,7 +153,7 @@ def test_alternatives_that_choose_a_capture_trust_their_classes(
     assert "if isinstance(node, (ast.BoolOp, ast.List)):" in out
     assert "items = node.values if isinstance(node, ast.BoolOp) else node.elts" in out
     assert "isinstance(node, (ast.Tuple, ast.Set))" in out
-    _assert_mypy_clean(out, tmp_path)
+    assert_mypy_clean(out, tmp_path)
 
 
 def test_alternatives_a_type_checker_cannot_follow_store_as_they_match(
@@ -184,16 +183,4 @@ def test_alternatives_a_type_checker_cannot_follow_store_as_they_match(
     )
     assert ":=" not in g and "v = node.value\n" in g
     assert "_spam" not in out
-    _assert_mypy_clean(out, tmp_path)
-
-
-def _assert_mypy_clean(out: str, tmp_path: Path) -> None:
-    pytest.importorskip("mypy")
-    (tmp_path / "out.py").write_text(out)
-    report = subprocess.run(
-        [sys.executable, "-m", "mypy", "--python-version", "3.10", "out.py"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-    )
-    assert report.returncode == 0, report.stdout
+    assert_mypy_clean(out, tmp_path)

@@ -251,3 +251,25 @@ def one_short_line(body: cst.BaseSuite) -> bool:
         and line.trailing_whitespace.comment is None
         and len(cst.Module([]).code_for_node(line)) <= 80
     )
+
+
+def statements_of_lone_case(
+    node: Union[cst.If, cst.Else],
+) -> List[Union[cst.If, cst.BaseStatement]]:
+    """A chain that is one case that always matches (``else:``, ``if
+    True:``), as its body's statements at the chain's own level: a person
+    writes no ``if True:``. Kept as ``if True:`` where its line holds a
+    comment; any other chain as it is."""
+    if isinstance(node, cst.If) and (
+        node.orelse is not None
+        or not isinstance(node.test, cst.Name)
+        or node.test.value != "True"
+    ):
+        return [node]
+    body = node.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=body.body)]
+    assert isinstance(body, cst.IndentedBlock)
+    if body.header.comment is not None:
+        return [node if isinstance(node, cst.If) else cst.If(cst.Name("True"), body)]
+    return list(body.body)

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, AbstractSet, List, Optional, Sequence
 import libcst as cst
 
 from spam_transpile.lowering.helper_lines import is_docstring
+from spam_transpile.syntax.codegen import code_for
 from spam_transpile.syntax.cstwalk import descendants
 
 if TYPE_CHECKING:
@@ -151,6 +152,25 @@ def _with_child(parent: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.
             items = [new if item is old else item for item in value]
             return parent.with_changes(**{field.name: items})
     raise ValueError(f"{type(old).__name__} is not a child of {type(parent).__name__}")
+
+
+def declare_globals(
+    scopes: Sequence["Scope"], ours: AbstractSet[str], out: List[cst.BaseStatement]
+) -> None:
+    """``global`` first in ``out``, the statements a match statement became
+    in the innermost of ``scopes``, where that is a class body inside a
+    function, for the names of ``ours`` (module names the lowering added)
+    they read (:func:`globals_to_declare`)."""
+    if scopes[-1].kind != "class" or not any(s.kind == "function" for s in scopes):
+        return
+    read = globals_to_declare(scopes[-1], ours, "".join(code_for(s) for s in out))
+    if not read:
+        return
+    first = out[0]
+    assert isinstance(first, (cst.SimpleStatementLine, cst.If))
+    declaration = cst.parse_statement(f"global {', '.join(read)}\n")
+    out[0] = declaration.with_changes(leading_lines=first.leading_lines)
+    out.insert(1, first.with_changes(leading_lines=[]))
 
 
 def globals_to_declare(scope: "Scope", ours: AbstractSet[str], code: str) -> List[str]:

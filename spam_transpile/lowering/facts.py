@@ -58,6 +58,8 @@ class KnownClass:
     fields: Tuple[str, ...] = ()
     #: the dataclass fields a subclass inherits (None: not a dataclass)
     inherited: Optional[Tuple[str, ...]] = None
+    #: readable: a ``NamedTuple`` of the project: its fields, item by item
+    items: Optional[Tuple[str, ...]] = None
 
 
 class ModuleFacts:

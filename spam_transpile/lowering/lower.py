@@ -394,6 +394,8 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
         return Subject(v.elements[i])
     if v.elements is not None:
         return Subject(v.elements[len(v.elements) - (size - i)])
+    if (star is None or i < star) and v.items is not None and i < len(v.items):
+        return Subject(f"{atom(v.text)}.{v.items[i]}")  # a declared NamedTuple
     if star is None or i < star:
         return Subject(f"{atom(v.text)}[{i}]")
     # CPython indexes after the star with a non-negative ``len(s) - k``.

@@ -46,6 +46,9 @@ class Subject:
         self.missing_reads_none = missing_reads_none
         #: element paths of a tuple-display subject (``match a, b:``)
         self.elements: Optional[List[str]] = None
+        #: readable: the fields of the ``NamedTuple`` it is declared to be,
+        #: which read its items by name (declared_subjects)
+        self.items: Optional[Tuple[str, ...]] = None
 
 
 def tuple_display(items: Sequence[str]) -> str:

@@ -32,6 +32,7 @@ layout than under CPython.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 from collections import Counter
 from pathlib import Path
@@ -85,15 +86,16 @@ def declared_classes(
             match_args = exact.match_args if exact is not None else tuple_fields
             if set_elsewhere is None or name in set_elsewhere:
                 match_args = None
-            classes[name] = _declared(
-                statement, classes, exact, tuple_fields, match_args
-            )
+            declared = _declared(statement, classes, exact, tuple_fields, match_args)
+            if tuple_fields is not None and not statement.decorator_list:
+                declared = dataclasses.replace(declared, items=tuple_fields)
+            classes[name] = declared
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name) and counts[target.id] == 1:
                 fields = _tuple_call_fields(statement.value, namedtuple | named_tuple)
                 if fields is not None:
-                    classes[target.id] = KnownClass(fields, fields)
+                    classes[target.id] = KnownClass(fields, fields, items=fields)
     return classes
 
 

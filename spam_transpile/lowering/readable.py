@@ -45,9 +45,17 @@ from spam_transpile.lowering.paths import (
 )
 from spam_transpile.lowering.positions import lines_before_case
 from spam_transpile.lowering.read_once import fields_read_once
-from spam_transpile.lowering.bodies import indented_block, leaving_cases, only_pass
-from spam_transpile.lowering.class_temps import globals_to_declare
-from spam_transpile.syntax.codegen import code_for
+from spam_transpile.lowering.bodies import (
+    indented_block,
+    leaving_cases,
+    only_pass,
+    statements_of_lone_case,
+)
+from spam_transpile.lowering.class_temps import declare_globals
+from spam_transpile.lowering.declared_subjects import (
+    declared_types,
+    trusting_declarations,
+)
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node, tree_of_cases
 from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
@@ -126,31 +134,10 @@ class ReadableMatch:
 
     def statements(self) -> List[cst.BaseStatement]:
         out = self._statements()
-        self._module_names_global_in_class(out)
-        return out
-
-    def _module_names_global_in_class(self, out: List[cst.BaseStatement]) -> None:
-        """The module names the statements read, declared ``global`` in a
-        class made inside a function (:func:`.class_temps.globals_to_declare`)."""
-        scope = self.owner.scopes[-1]
-        if self.scope_kind != "class" or not any(
-            s.kind == "function" for s in self.owner.scopes[:-1]
-        ):
-            return
         lowering = self.owner.lowering
-        ours = set(lowering.abc_imports.values())
-        if lowering.helper_name:
-            ours.add(lowering.helper_name)
-        code = "".join(code_for(statement) for statement in out)
-        read = globals_to_declare(scope, ours, code)
-        if not read:
-            return
-        first = out[0]
-        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
-        out[0] = _statement(f"global {', '.join(read)}").with_changes(
-            leading_lines=first.leading_lines
-        )
-        out.insert(1, first.with_changes(leading_lines=[]))
+        ours = set(lowering.abc_imports.values()) | {lowering.helper_name} - {""}
+        declare_globals(self.owner.scopes, ours, out)
+        return out
 
     def _statements(self) -> List[cst.BaseStatement]:
         out: List[cst.BaseStatement] = []
@@ -158,6 +145,16 @@ class ReadableMatch:
             out.append(self._chosen.assignment(self.node))
         cases = list(self.node.cases)
         lowering = self.owner.lowering
+        typed = declared_types(
+            self.owner.scopes,
+            self.original,
+            self._chosen.read_as(self.node.subject),
+            lowering.facts,
+            self.owner.names,
+        )
+        self.info.items = next(
+            (what.items for path, what in typed if path == self.info.text), None
+        )
         lowering.typed = self._annotated_function()
         lowering.typed_stores = lowering.typed and self.owner.target.has_walrus
         try:
@@ -165,6 +162,7 @@ class ReadableMatch:
         finally:
             lowering.typed = lowering.typed_stores = False
         function = self.owner.scopes[-1].node
+        lowered = trusting_declarations(lowered, typed)
         if self.scope_kind == "function" and function is not None:
             self._guards = guards_reading_values(
                 function, self.original, self.node, lowered, self._chosen.stable()
@@ -211,9 +209,9 @@ class ReadableMatch:
                 plan, self.subject, lambda: self._local_name("size")
             )
         statements = self._statements_of(plan, chain)
+        if len(statements) == 1:
+            statements = statements_of_lone_case(statements[0])  # type: ignore
         head = statements[0]
-        if isinstance(head, cst.Else):  # a lone ``case _:``
-            head = cst.If(test=Raw("True"), body=head.body)
         statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
         out += statements
         declared = self._declarations(cases, lowered)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections import Counter
 from typing import (
     Any,
     Callable,
     Dict,
     FrozenSet,
+    Iterable,
     Iterator,
     List,
     Optional,
@@ -26,7 +28,7 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.lowering.names import BoundNames
-from spam_transpile.syntax.cstwalk import descendants
+from spam_transpile.syntax.cstwalk import children, descendants
 
 
 class _LocalBindings(BoundNames):
@@ -95,6 +97,64 @@ def stable_locals(
     nested = _NestedNonlocals()
     function.body.visit(nested)
     return frozenset(bindings.names - bindings.declared - nested.names)
+
+
+class _Counted(set):
+    """A set of names that counts how often each was added."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: "Counter[str]" = Counter()
+
+    def add(self, name: str) -> None:
+        self.counts[name] += 1
+        super().add(name)
+
+    def update(self, *names: Iterable[str]) -> None:
+        for group in names:
+            for name in group:
+                self.add(name)
+
+
+def binding_sites(function: cst.FunctionDef, name: str) -> Optional[int]:
+    """How many binding sites of ``function``'s own bind ``name``; None
+    where others may too (a parameter, ``global``, ``nonlocal``, a nested
+    scope's ``nonlocal``)."""
+    if name in {param.name.value for param in _params(function.params)}:
+        return None
+    bindings = _LocalBindings()
+    bindings.names = counted = _Counted()
+    function.body.visit(bindings)
+    nested = _NestedNonlocals()
+    function.body.visit(nested)
+    if name in bindings.declared or name in nested.names:
+        return None
+    return counted.counts[name]
+
+
+def own_cases(function: cst.FunctionDef) -> Iterator[cst.MatchCase]:
+    """The cases of the match statements of ``function``'s own scope."""
+    todo: List[cst.CSTNode] = [function.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.MatchCase):
+            yield node
+        for child in children(node):
+            if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                todo.append(child)
+
+
+def parameter_unchanged(function: cst.FunctionDef, name: str) -> bool:
+    """Whether ``name`` is a parameter of ``function`` that nothing binds
+    again: no statement, capture or ``:=`` of the function, no nested
+    scope (``nonlocal``), no ``global`` or ``del``."""
+    if name not in {param.name.value for param in _params(function.params)}:
+        return False
+    bindings = _LocalBindings()
+    function.body.visit(bindings)
+    nested = _NestedNonlocals()
+    function.body.visit(nested)
+    return name not in bindings.names | bindings.declared | nested.names
 
 
 class _BindingsBesides(_LocalBindings):

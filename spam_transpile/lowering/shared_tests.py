@@ -106,7 +106,7 @@ class _Grouping:
             end < hi
             and self.can_follow[end - 1]
             and len(self.openings[end]) > depth
-            and self.openings[end][depth] == first[depth]
+            and _answers(first[depth], self.openings[end][depth])
         ):
             end += 1
         return end
@@ -146,10 +146,28 @@ def _opening(cond: Cond) -> Tuple[Test, ...]:
 
 
 def _common(a: Tuple[Test, ...], b: Tuple[Test, ...]) -> Tuple[Test, ...]:
+    """The tests of ``a`` (the group's first case's) that answer ``b``'s, up
+    to the first that does not."""
     n = 0
-    while n < len(a) and n < len(b) and a[n] == b[n]:
+    while n < len(a) and n < len(b) and _answers(a[n], b[n]):
         n += 1
     return a[:n]
+
+
+def _answers(first: Test, later: Test) -> bool:
+    """Whether the outcome of ``first`` is that of ``later``: the same test,
+    or the presence test of the same attribute that stores what it read
+    (``(left := getattr(node, 'left', M)) is not M``) where ``later`` only
+    tests (``getattr(node, 'left', M) is not M``). A later test that stores
+    a capture of its own is its own test: sharing would skip the store."""
+    if first == later:
+        return True
+    return (
+        first.kind == later.kind == "attr"
+        and first.path == later.path
+        and first.fact == later.fact
+        and ":=" not in later.expr
+    )
 
 
 def _worth_sharing(shared: Tuple[Test, ...]) -> bool:

@@ -107,6 +107,18 @@ class ChosenSubject:
             trailing_whitespace=match.whitespace_after_colon,
         )
 
+    def read_as(
+        self, subject: cst.BaseExpression
+    ) -> List[Tuple[str, cst.BaseExpression]]:
+        """What the cases read, by the text they read it by: the variable
+        and what it holds, or a local name itself; for a tuple of local
+        names but one, each element."""
+        if self.computed is not None:
+            assert isinstance(subject, cst.Tuple) and self.info.elements
+            values = [element.value for element in subject.elements]
+            return list(zip(self.info.elements, values))
+        return [(self.var or self.text, subject)]
+
     def stable(self) -> FrozenSet[str]:
         """The variables the subject is read by, which nothing rebinds while
         the match runs: the match's own, and the local names it reads."""

@@ -1,0 +1,327 @@
+"""Readable layout: a subject whose type its function declares.
+
+A reviewer reading ``def expect(self, token: Token)`` (``Token`` a
+``NamedTuple`` of three fields) and ``match token: case (_, found, pos):``
+does not test that ``token`` is a sequence of length three: the annotation
+says so, and mypy checks the callers. This layout trusts the annotation of a
+parameter the function never binds again, as it trusts declarations
+(README, Known limits): the opening tests a declared type answers are
+dropped from every case.
+
+What an annotation answers:
+
+- ``list``, ``tuple`` (``List[int]``, ``tuple[int, ...]``): a sequence;
+  ``Tuple[int, str]`` one of that length, and so a ``NamedTuple`` of the
+  project (its fields);
+- ``dict`` (``Dict[str, int]``), ``Mapping`` and ``MutableMapping``: a
+  mapping;
+- any class it names: ``isinstance`` with that class, spelled the same.
+
+``Sequence`` is not trusted: a ``str`` is one, and matches no sequence
+pattern. Unions, ``Optional`` and string annotations answer nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from spam_transpile.lowering.facts import KnownClass, ModuleFacts
+from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, all_of
+from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.scope_info import CLASS, FUNCTION, Scope
+from spam_transpile.lowering.scopes import (
+    binding_sites,
+    own_cases,
+    parameter_unchanged,
+)
+from spam_transpile.syntax.cstwalk import descendants
+
+__all__ = ["DeclaredType", "declared_types", "trusting_declarations"]
+
+_SEQUENCES = frozenset({"list", "tuple"})
+_TYPING_SEQUENCES = {"List": "list", "Tuple": "tuple"}
+_MAPPINGS = frozenset({"Dict", "Mapping", "MutableMapping"})
+_MAPPING_MODULES = frozenset({"typing", "collections.abc"})
+
+
+@dataclass(frozen=True)
+class DeclaredType:
+    #: "sequence" or "mapping", where the declaration says which
+    kind: Optional[str] = None
+    #: a sequence's length, where the declaration fixes it
+    length: Optional[int] = None
+    #: how the module spells the class the declaration names
+    cls: Optional[str] = None
+    #: a ``NamedTuple``'s fields, item by item
+    items: Optional[Tuple[str, ...]] = None
+
+
+def declared_subject_type(
+    function: Optional[cst.CSTNode],
+    subject: cst.BaseExpression,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+) -> Optional[DeclaredType]:
+    """What the annotation of the parameter ``subject`` names says of it,
+    where ``function`` never binds it again. ``builtin``: how the module
+    spells a builtin (another spelling: the name is the module's own)."""
+    if not isinstance(function, cst.FunctionDef) or not isinstance(subject, cst.Name):
+        return None
+    annotation = _annotation_of(function, subject.value)
+    if annotation is None or not parameter_unchanged(function, subject.value):
+        return None
+    return _declared(annotation, facts, builtin)
+
+
+def _annotation_of(
+    function: cst.FunctionDef, name: str
+) -> Optional[cst.BaseExpression]:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name and param.annotation is not None:
+            return param.annotation.annotation
+    return None
+
+
+def _declared(
+    node: cst.BaseExpression, facts: ModuleFacts, builtin: Callable[[str], str]
+) -> Optional[DeclaredType]:
+    if isinstance(node, cst.Subscript):
+        return _generic(node, facts, builtin)
+    if not isinstance(node, cst.Name):
+        return None
+    name = node.value
+    if name in _SEQUENCES | {"dict"} and builtin(name) == name:
+        return DeclaredType("mapping" if name == "dict" else "sequence", cls=name)
+    origin = _typing_name(node, facts)
+    if origin in _TYPING_SEQUENCES:
+        return DeclaredType("sequence")
+    if origin in _MAPPINGS:
+        return DeclaredType("mapping")
+    known: Optional[KnownClass] = facts.declared.get(name)
+    if known is None:
+        return DeclaredType(cls=name) if _is_builtin_class(name, builtin) else None
+    if known.items is not None:
+        return DeclaredType("sequence", len(known.items), name, known.items)
+    return DeclaredType(cls=name)
+
+
+def _generic(
+    node: cst.Subscript, facts: ModuleFacts, builtin: Callable[[str], str]
+) -> Optional[DeclaredType]:
+    base = node.value
+    if not isinstance(base, cst.Name):
+        return None
+    origin = _typing_name(base, facts)
+    if origin is None and base.value in _SEQUENCES | {"dict"}:
+        if builtin(base.value) == base.value:
+            origin = {"list": "List", "tuple": "Tuple", "dict": "Dict"}[base.value]
+    if origin in _MAPPINGS:
+        return DeclaredType("mapping")
+    if origin == "List":
+        return DeclaredType("sequence")
+    if origin == "Tuple":
+        return DeclaredType("sequence", _tuple_length(node))
+    return None
+
+
+def _tuple_length(node: cst.Subscript) -> Optional[int]:
+    """``Tuple[int, str]``: 2; ``Tuple[int, ...]`` and ``Tuple[()]``: None
+    (any length, or a spelling left alone)."""
+    items = [element.slice for element in node.slice]
+    if any(not isinstance(item, cst.Index) for item in items):
+        return None
+    values = [item.value for item in items if isinstance(item, cst.Index)]
+    if any(isinstance(v, (cst.Ellipsis, cst.Tuple)) for v in values):
+        return None
+    return len(values)
+
+
+def _typing_name(node: cst.Name, facts: ModuleFacts) -> Optional[str]:
+    """``List`` after ``from typing import List``: "List" (likewise the
+    mapping ABCs of ``collections.abc``)."""
+    found = facts.from_imports.get(node.value)
+    if found is None:
+        return None
+    module, name = found
+    if module == "typing" and (name in _TYPING_SEQUENCES or name in _MAPPINGS):
+        return name
+    if module in _MAPPING_MODULES and name in _MAPPINGS:
+        return name
+    return None
+
+
+def _is_builtin_class(name: str, builtin: Callable[[str], str]) -> bool:
+    import builtins
+
+    return isinstance(getattr(builtins, name, None), type) and builtin(name) == name
+
+
+def declared_types(
+    scopes: Sequence[Scope],
+    match: cst.Match,
+    subjects: Sequence[Tuple[str, cst.BaseExpression]],
+    facts: ModuleFacts,
+    names: Names,
+) -> List[Tuple[str, DeclaredType]]:
+    """For ``match``, in the innermost of ``scopes``: the declared types of
+    its ``subjects`` (each the text the cases read it by and the expression
+    it holds), by that text."""
+    found = []
+    for path, expression in subjects:
+        declared = _declared_type(scopes, expression, match, facts, names.builtin)
+        if declared is not None:
+            found.append((path, declared))
+    return found
+
+
+def trusting_declarations(
+    patterns: List[LoweredPattern], declared: Sequence[Tuple[str, DeclaredType]]
+) -> List[LoweredPattern]:
+    """``patterns`` without the opening tests the ``declared`` types of the
+    paths they test answer."""
+    for path, what in declared:
+        patterns = [trust_declared_type(p, path, what) for p in patterns]
+    return patterns
+
+
+def _declared_type(
+    scopes: Sequence[Scope],
+    expression: cst.BaseExpression,
+    match: cst.Match,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+) -> Optional[DeclaredType]:
+    function = scopes[-1].node if scopes and scopes[-1].kind == FUNCTION else None
+    if isinstance(function, cst.FunctionDef):
+        if isinstance(expression, cst.Name):
+            found = declared_subject_type(function, expression, facts, builtin)
+            return found or rest_capture_type(function, expression.value, match)
+        owner = (
+            scopes[-2].node if len(scopes) > 1 and scopes[-2].kind == CLASS else None
+        )
+        if isinstance(owner, cst.ClassDef):
+            returned = method_returns(owner, function, expression)
+            if returned is not None:
+                return _declared(returned, facts, builtin)
+    return None
+
+
+def rest_capture_type(
+    function: cst.FunctionDef, name: str, match: cst.Match
+) -> Optional[DeclaredType]:
+    """For ``match name:`` in the body of a case that binds ``name`` with
+    ``**name`` (a new dict) or ``*name`` (a new list), where every binding
+    of ``name`` in the function is such a capture of the same kind: that
+    type. Not a declaration but what the captures make, so exact."""
+    sites = binding_sites(function, name)
+    if not sites:
+        return None
+    kinds = set()
+    captures, inside = 0, False
+    for case in own_cases(function):
+        found = _rest_captures(case.pattern, name)
+        if found:
+            captures += len(found)
+            kinds.update(found)
+            inside = inside or any(node is match for node in descendants(case.body))
+    if captures != sites or len(kinds) != 1 or not inside:
+        return None
+    kind = kinds.pop()
+    return DeclaredType(kind, cls=_REST[kind])
+
+
+_REST = {"mapping": "dict", "sequence": "list"}
+
+
+def _rest_captures(pattern: cst.MatchPattern, name: str) -> List[str]:
+    """The kind of each capture of ``name`` by a ``**`` or a ``*`` in
+    ``pattern``."""
+    found = []
+    for node in descendants(pattern):
+        if isinstance(node, cst.MatchMapping) and node.rest is not None:
+            if node.rest.value == name:
+                found.append("mapping")
+        if isinstance(node, cst.MatchStar) and node.name is not None:
+            if node.name.value == name:
+                found.append("sequence")
+    return found
+
+
+def method_returns(
+    owner: cst.ClassDef, method: cst.FunctionDef, call: cst.BaseExpression
+) -> Optional[cst.BaseExpression]:
+    """For ``self.take()`` in ``method`` of ``owner``, where ``self`` is its
+    first parameter and nothing binds it again: the return annotation of the
+    ``def take(self) -> Token`` the class body defines (once, undecorated,
+    nothing else of the body binding the name). A subclass that overrides
+    it is taken to keep the annotation, as a type checker takes it."""
+    if not isinstance(call, cst.Call) or call.args:
+        return None
+    func = call.func
+    params = [*method.params.posonly_params, *method.params.params]
+    if (
+        method.decorators
+        or not params
+        or not isinstance(func, cst.Attribute)
+        or not isinstance(func.value, cst.Name)
+        or func.value.value != params[0].name.value
+        or not parameter_unchanged(method, func.value.value)
+    ):
+        return None
+    if not isinstance(owner.body, cst.IndentedBlock):
+        return None
+    found = [s for s in owner.body.body if _binds(s, func.attr.value)]
+    if len(found) != 1 or not isinstance(found[0], cst.FunctionDef):
+        return None
+    target = found[0]
+    if target.decorators or target.returns is None or target.asynchronous:
+        return None
+    return target.returns.annotation
+
+
+def _binds(statement: cst.BaseStatement, name: str) -> bool:
+    """Whether a statement of a class body binds ``name`` there (a ``def``,
+    a ``class``, or any assignment or import that spells it)."""
+    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+        return statement.name.value == name
+    return any(
+        isinstance(node, cst.Name) and node.value == name
+        for node in descendants(statement)
+    )
+
+
+def trust_declared_type(
+    pattern: LoweredPattern, path: str, declared: DeclaredType
+) -> LoweredPattern:
+    """``pattern`` without the opening tests on ``path`` that ``declared``
+    answers."""
+    parts = pattern.cond.parts if isinstance(pattern.cond, All) else (pattern.cond,)
+    kept: Tuple[Cond, ...] = tuple(
+        part for part in parts if not _answered(part, path, declared)
+    )
+    if len(kept) == len(parts):
+        return pattern
+    return LoweredPattern(all_of(*kept), pattern.bindings)
+
+
+def _answered(part: Cond, path: str, declared: DeclaredType) -> bool:
+    if not isinstance(part, Test) or part.path != path:
+        return False
+    if part.kind == "kind":
+        return declared.kind is not None and part.fact == declared.kind
+    if part.kind == "len" and declared.length is not None:
+        return _length_holds(part.fact, declared.length)
+    if part.kind == "isinstance":
+        return declared.cls is not None and part.fact == declared.cls
+    return False
+
+
+def _length_holds(fact: object, length: int) -> bool:
+    if not isinstance(fact, tuple) or len(fact) != 2:
+        return False
+    how, n = fact
+    return (how == "==" and n == length) or (how == ">=" and n <= length)

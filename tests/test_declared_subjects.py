@@ -1,0 +1,200 @@
+"""spam_transpile.lowering.declared_subjects: the readable layout trusts
+the declared type of a subject (a parameter's annotation, a method's return
+annotation) as a reviewer does; the keep-lines layout does not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from like_native import assert_runs_like_native
+from type_check import assert_mypy_clean
+from spam_transpile import transpile
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRAM = ROOT / "fixtures" / "readable" / "declared_subjects.py"
+
+TOKEN = """\
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+
+class Token(NamedTuple):
+    kind: str
+    text: str
+    pos: int
+
+
+"""
+
+
+def _readable(source: str) -> str:
+    return transpile(TOKEN + source, layout="readable")
+
+
+def _tests_the_kind(out: str) -> bool:
+    """Whether the output tests that a subject is a sequence (however the
+    layout spells it there)."""
+    return "not isinstance(" in out and "(str, bytes, bytearray)" in out
+
+
+def _function(out: str, name: str) -> str:
+    start = out.index(f"def {name}(")
+    end = out.find("\ndef ", start + 1)
+    return out[start : end if end != -1 else None]
+
+
+@pytest.mark.parametrize(
+    "annotation, pattern, expected",
+    [
+        # a NamedTuple of three fields: a sequence of length three, whose
+        # items read by name; the one case always matches: no ``if``
+        (
+            "Token",
+            "(kind, _, _)",
+            "def f(value: Token) -> object:\n    kind = value.kind",
+        ),
+        ("List[int]", "[first, *_]", "if len(value) >= 1:"),
+        ("list", "[first, *_]", "if len(value) >= 1:"),
+        ("Tuple[int, str]", "(first, _)", "first = value[0]"),
+        ("tuple[int, ...]", "(first, _)", "if len(value) == 2:"),
+        ("Dict[str, int]", '{"a": first}', 'if "a" in value:'),
+        ("Token", "Token(kind=first)", "first = value.kind"),
+        ("str", "str(first)", "first = value"),
+    ],
+)
+def test_what_a_declaration_answers_is_not_tested(
+    annotation: str, pattern: str, expected: str
+) -> None:
+    source = (
+        f"def f(value: {annotation}) -> object:\n"
+        "    match value:\n"
+        f"        case {pattern}:\n"
+        "            return first\n"
+        "    return None\n"
+    )
+    out = _function(_readable(source), "f")
+    assert "isinstance" not in out
+    assert expected in out
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        "Sequence[str]",  # a str is a Sequence, and matches no sequence pattern
+        "Optional[Token]",
+        "'Token'",
+        "object",
+    ],
+)
+def test_a_declaration_that_leaves_the_question_open_keeps_the_test(
+    annotation: str,
+) -> None:
+    source = (
+        f"def f(value: {annotation}) -> object:\n"
+        "    match value:\n"
+        "        case (first, _, _):\n"
+        "            return first\n"
+        "    return None\n"
+    )
+    assert _tests_the_kind(_readable(source))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    value = list(value)\n",  # bound again
+        "    def g():\n        nonlocal value\n        value = None\n",
+        "    del value\n    value = 1\n",
+    ],
+)
+def test_a_parameter_bound_again_is_not_trusted(body: str) -> None:
+    source = (
+        "def f(value: Token) -> object:\n"
+        f"{body}"
+        "    match value:\n"
+        "        case (first, _, _):\n"
+        "            return first\n"
+        "    return None\n"
+    )
+    assert _tests_the_kind(_readable(source))
+
+
+METHOD = """\
+class Reader:
+    def __init__(self, tokens: List[Token]) -> None:
+        self.tokens = tokens
+
+    @DECORATOR
+    def take(self) -> Token:
+        return self.tokens.pop()
+
+    def first(self) -> str:
+        match self.take():
+            case (kind, _, _):
+                return kind
+        return ""
+"""
+
+
+def test_a_method_s_return_annotation_is_trusted() -> None:
+    out = _function(_readable(METHOD.replace("    @DECORATOR\n", "")), "first")
+    assert "subject = self.take()" in out and "isinstance" not in out
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("    @DECORATOR\n", "    @staticmethod\n"),  # a decorator may return anything
+        ("    @DECORATOR\n", "    take = None\n"),  # bound twice in the body
+        ("self.take()", "self.take(1)"),  # called with arguments
+        ("def first(self)", "def first(this)"),  # ``self`` is no parameter
+    ],
+)
+def test_a_method_that_may_be_another_is_not_trusted(change: tuple) -> None:
+    source = METHOD.replace(*change).replace("    @DECORATOR\n", "")
+    assert _tests_the_kind(_readable(source))
+
+
+def test_a_capture_of_the_rest_is_a_dict_or_a_list() -> None:
+    out = _function(transpile(PROGRAM.read_text("utf-8"), layout="readable"), "event")
+    assert "isinstance(rest," not in out and '"tags" in rest' in out
+    assert "isinstance(items," not in out and "if len(items) >= 1:" in out
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "    rest = None\n",  # bound otherwise too
+        "    match value:\n        case [*rest]:\n            pass\n",  # a list there
+    ],
+)
+def test_a_rest_bound_otherwise_too_keeps_its_test(other: str) -> None:
+    source = (
+        "def f(value: object) -> object:\n"
+        f"{other}"
+        "    match value:\n"
+        "        case {'a': 1, **rest}:\n"
+        "            match rest:\n"
+        "                case {'b': b}:\n"
+        "                    return b\n"
+        "    return None\n"
+    )
+    assert "isinstance(rest, (dict, Mapping))" in _readable(source)
+
+
+def test_the_keep_lines_layout_trusts_no_declaration() -> None:
+    out = transpile(PROGRAM.read_text("utf-8"))
+    assert "_spam.kind(values)" in out and "len(_spam_subject" in out
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_declared_subjects_run_as_native_match(target: str, tmp_path: Path) -> None:
+    source = PROGRAM.read_text("utf-8")
+    out = transpile(source, layout="readable", target=target)
+    assert_runs_like_native(source, out, tmp_path, (target,))
+
+
+def test_the_output_is_mypy_clean(tmp_path: Path) -> None:
+    out = transpile(PROGRAM.read_text("utf-8"), layout="readable")
+    assert_mypy_clean(out, tmp_path)
