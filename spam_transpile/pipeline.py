@@ -52,7 +52,7 @@ from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, binding_counts, module_facts
 from spam_transpile.lowering.project_facts import ProjectFacts, declared_classes
 from spam_transpile.files.line_length import line_length_for
-from spam_transpile.lowering.readable import LINE_LENGTH
+from spam_transpile.lowering.readable_chains import LINE_LENGTH
 from spam_transpile.lowering.readable_file import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.syntax.parse import (

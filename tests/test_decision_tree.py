@@ -51,6 +51,17 @@ def test_nested_cases_run_as_native_match(
     assert (ran.returncode, ran.stdout) == (0, native.stdout), ran.stderr.decode()
 
 
+def test_cases_a_singleton_tells_apart_nest() -> None:
+    kinds = _function(_readable(ROOT / "fixtures/decision_tree/singletons.py"), "kinds")
+    # the word cases share ``isinstance(subject[1], str)``; the later cases
+    # want ``subject[1] is None``: they nest, and share the capture
+    assert (
+        "                if isinstance(subject[1], str) and subject[2] is None:\n"
+        "                    word = subject[1]\n"
+        "                    if word in KEYWORDS:\n"
+    ) in kinds
+
+
 def test_cases_that_return_nest_and_the_rest_follow() -> None:
     evaluate = _function(
         _readable(ROOT / "fixtures/decision_tree/evaluator.py"), "evaluate"
@@ -60,10 +71,12 @@ def test_cases_that_return_nest_and_the_rest_follow() -> None:
         "        if e.op == Op.ADD:\n"
         "            if isinstance(e.left, Num) and e.left.value == 0:\n"
     ) in evaluate
-    # the add cases' last always matches once ``e.op == Op.ADD`` held
+    # the add cases' last always matches once ``e.op == Op.ADD`` held: it
+    # follows the case before it, which returns, with no ``else``
     assert (
-        "            else:\n                left, right = e.left, e.right\n" in evaluate
-    )
+        "                return evaluate(right)\n"
+        "            left, right = e.left, e.right\n"
+    ) in evaluate
     # a guard that may run code closes its group: the next case tests again
     assert (
         "    if isinstance(e, Bin) and e.op == Op.MUL:\n        return 0\n" in evaluate
@@ -153,6 +166,45 @@ def test_disjoint_tests() -> None:
     # another path, or equality with values: nothing is known
     assert not disjoint(two, _test("len(t) == 3", "len", "t", ("==", 3)))
     assert not disjoint(_test("s == 1"), _test("s == 2"))
+
+
+NONE = _test("s is None", "is", fact="None")
+TRUE_ = _test("s is True", "is", fact="True")
+
+
+def _builtin(name: str) -> bool:
+    return name in ("str", "int", "bool", "float")
+
+
+@pytest.mark.parametrize(
+    "one, other, expected",
+    [
+        (NONE, TRUE_, True),
+        (NONE, NONE, False),
+        (NONE, SEQ, True),
+        (TRUE_, MAP, True),
+        (NONE, _test("isinstance(s, str)", "isinstance", fact="str"), True),
+        # True is an int
+        (TRUE_, _test("isinstance(s, int)", "isinstance", fact="int"), False),
+        (TRUE_, _test("isinstance(s, float)", "isinstance", fact="float"), True),
+        # a class of the module's own may be anything
+        (NONE, _test("isinstance(s, Node)", "isinstance", fact="Node"), False),
+        (NONE, _test('s == "end"', fact=("literal", "text")), True),
+        (NONE, _test("s == 0", fact=("literal", "number")), True),
+        # True == 1
+        (TRUE_, _test("s == 1", fact=("literal", "number")), False),
+        (TRUE_, _test('s == "x"', fact=("literal", "text")), True),
+        # a value pattern's __eq__ may say anything
+        (NONE, _test("s == Color.RED"), False),
+        # another path
+        (NONE, _test("t is True", "is", "t", fact="True"), False),
+    ],
+)
+def test_a_singleton_excludes_what_no_singleton_passes(
+    one: Check, other: Check, expected: bool
+) -> None:
+    assert disjoint(one, other, _builtin) is expected
+    assert disjoint(other, one, _builtin) is expected
 
 
 def test_a_group_nests_where_nothing_follows() -> None:

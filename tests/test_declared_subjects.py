@@ -198,3 +198,86 @@ def test_declared_subjects_run_as_native_match(target: str, tmp_path: Path) -> N
 def test_the_output_is_mypy_clean(tmp_path: Path) -> None:
     out = transpile(PROGRAM.read_text("utf-8"), layout="readable")
     assert_mypy_clean(out, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "body, trusted",
+    [
+        # bound only where it is annotated: the annotation holds
+        ("    args: List[int] = []\n", True),
+        # bound again elsewhere: the annotation says nothing of that value
+        ("    args: List[int] = []\n    args = make()\n", False),
+        # an annotation in a nested function is another variable's
+        ("    args = make()\n    def g():\n        args: List[int] = []\n", False),
+        # annotated without a value: it may hold anything bound elsewhere
+        ("    args: List[int]\n    args = make()\n", False),
+    ],
+)
+def test_a_local_annotated_where_it_is_bound_is_trusted(
+    body: str, trusted: bool
+) -> None:
+    source = (
+        "def f(make) -> object:\n"
+        f"{body}"
+        "    match args:\n"
+        "        case [first, *_]:\n"
+        "            return first\n"
+        "    return None\n"
+    )
+    out = _function(_readable(source), "f")
+    assert (not _tests_the_kind(out)) is trusted
+    assert ("if len(args) >= 1:" in out) is trusted
+
+
+def test_a_tuple_subjects_declared_named_tuple_reads_its_items_by_name() -> None:
+    source = (
+        "class Parser:\n"
+        "    def peek(self) -> Token:\n"
+        "        return Token('op', ')', 0)\n"
+        "\n"
+        "    def f(self, args: List[int]) -> object:\n"
+        "        match self.peek(), args:\n"
+        '            case (_, ")", _), _:\n'
+        "                return None\n"
+        "            case _, [_, *_]:\n"
+        "                return args\n"
+        "        return 0\n"
+    )
+    out = _readable(source)
+    assert 'if subject.text == ")":' in out
+    assert "elif len(args) >= 1:" in out
+
+
+@pytest.mark.parametrize(
+    "body, pattern, expected",
+    [
+        # what a display or a comprehension makes is known exactly
+        ("    args = [make(x) for x in 'ab']\n", "[first, *_]", "if len(args) >= 1:"),
+        ("    args = {'a': make(1)}\n", '{"a": first}', 'if "a" in args:'),
+        ("    args = (make(1), 2)\n", "(first, _)", "first = args[0]"),
+        ("    args = [make(1)]\n", "list([first])", "if len(args) == 1:"),
+        # bound again: nothing known
+        ("    args = (make(1), 2)\n    args += (3,)\n", "(first, _)", None),
+        (
+            "    args = [make(1)]\n    for args in make(2):\n        pass\n",
+            "[first]",
+            None,
+        ),
+    ],
+)
+def test_a_local_bound_once_by_a_display_is_known_to_be_one(
+    body: str, pattern: str, expected: object
+) -> None:
+    source = (
+        "def f(make) -> object:\n"
+        f"{body}"
+        "    match args:\n"
+        f"        case {pattern}:\n"
+        "            return first\n"
+        "    return None\n"
+    )
+    out = _function(_readable(source), "f")
+    if expected is None:
+        assert _tests_the_kind(out)
+    else:
+        assert "isinstance" not in out and expected in out

@@ -152,6 +152,45 @@ def test_what_the_module_may_change_is_not_trusted(
     assert not set(absent) & set(known.fields)
 
 
+PROPERTIES = """\
+class Alert:
+    def __init__(self, level):
+        self.level = level
+
+    @property
+    def severity(self):
+        return len(self.level)
+
+    @property
+    def twice(self):
+        return 2
+
+    twice = compute()
+
+    @staticmethod
+    def make():
+        return Alert("x")
+"""
+
+
+@pytest.mark.parametrize(
+    "source, trusted, untrusted",
+    [
+        (PROPERTIES, ("level", "severity"), ("twice", "make")),
+        # ``property`` bound by the module: not the builtin
+        (PROPERTIES + "property = staticmethod\n", ("level",), ("severity",)),
+        # a decorator may replace the class
+        ("@tagged\n" + PROPERTIES, (), ("level", "severity")),
+    ],
+)
+def test_a_property_the_class_declares_is_an_attribute(
+    source: str, trusted: tuple, untrusted: tuple
+) -> None:
+    fields = declared_classes(ast.parse(source))["Alert"].fields
+    assert set(trusted) <= set(fields)
+    assert not set(untrusted) & set(fields)
+
+
 def test_nothing_is_trusted_where_names_are_bound_unseen() -> None:
     assert declared_classes(ast.parse(DECLARATIONS + "from os import *\n")) == {}
 
@@ -247,9 +286,9 @@ def test_classes_of_other_modules_are_read_as_declared(tmp_path: Path) -> None:
     ) in pricing
     # positional sub-patterns by the dataclass's fields, no presence tests
     assert (
-        "        else:\n"
-        "            q, p = item.quantity, item.unit_price\n"
-        "            return q * p\n"
+        "            return q * p * 0.9\n"
+        "        q, p = item.quantity, item.unit_price\n"
+        "        return q * p\n"
     ) in pricing
     assert "_spam" not in pricing and "hasattr" not in pricing
     consulted = project.consulted(str(tmp_path / "shop/pricing.py"))

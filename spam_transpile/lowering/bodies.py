@@ -3,7 +3,7 @@ path out, a class's temporaries bound in its bases."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -251,6 +251,19 @@ def one_short_line(body: cst.BaseSuite) -> bool:
         and line.trailing_whitespace.comment is None
         and len(cst.Module([]).code_for_node(line)) <= 80
     )
+
+
+def without_if_true(statements: Sequence[Any]) -> List[Any]:
+    """``statements`` with each ``if True:`` that has no ``else`` (a case
+    that always matches) as the statements of its body
+    (:func:`statements_of_lone_case`)."""
+    out: List[Any] = []
+    for statement in statements:
+        if isinstance(statement, cst.If):
+            out += statements_of_lone_case(statement)
+        else:
+            out.append(statement)
+    return out
 
 
 def statements_of_lone_case(

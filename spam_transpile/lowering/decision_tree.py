@@ -34,7 +34,7 @@ PEP 634 leaves how often ``isinstance``, ``len``, items, attributes and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import AbstractSet, Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -42,6 +42,7 @@ import libcst as cst
 from spam_transpile.lowering.bodies import leaving_cases, one_short_line
 from spam_transpile.lowering.guards import may_change_subject
 from spam_transpile.lowering.ir import (
+    LITERAL,
     TRUE,
     All,
     Cond,
@@ -51,7 +52,7 @@ from spam_transpile.lowering.ir import (
     is_true,
 )
 
-__all__ = ["Branch", "Leaf", "Node", "decision_tree", "tree_of_cases"]
+__all__ = ["Branch", "Leaf", "Node", "bound_alike", "decision_tree", "tree_of_cases"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class _Cases:
     leaving: int
     #: cases whose body is one short line, which may be written twice
     small: AbstractSet[int] = frozenset()
+    #: the builtin classes the module does not shadow, of those asked
+    builtin_class: Callable[[str], bool] = lambda name: False
 
 
 def decision_tree(
@@ -107,6 +110,7 @@ def decision_tree(
     code_guards: AbstractSet[int],
     leaving: int = 0,
     small: AbstractSet[int] = frozenset(),
+    builtin: Optional[Callable[[str], str]] = None,
 ) -> List[Node]:
     """The cases of one match statement as a list of nodes, in case order.
 
@@ -119,7 +123,23 @@ def decision_tree(
     after), as a person writes a dispatch that ends with a default.
     """
     leaves = [Leaf(index, pattern) for index, pattern in enumerate(patterns)]
-    return _nested(leaves, _Cases(guarded, code_guards, leaving, small))
+    cases = _Cases(guarded, code_guards, leaving, small)
+    if builtin is not None:
+        cases = replace(cases, builtin_class=_builtin_classes(builtin))
+    return _nested(leaves, cases)
+
+
+def _builtin_classes(builtin: Callable[[str], str]) -> Callable[[str], bool]:
+    """Whether a name is a builtin class (not ``object``) that the module
+    spells as it is (``builtin``: how the module spells a builtin)."""
+    import builtins
+
+    def known(name: str) -> bool:
+        value = getattr(builtins, name, None)
+        is_class = isinstance(value, type) and value is not object
+        return is_class and builtin(name) == name
+
+    return known
 
 
 def tree_of_cases(
@@ -146,7 +166,7 @@ def tree_of_cases(
     }
     leaving = leaving_cases(cases)
     small = {i for i, case in enumerate(cases) if one_short_line(case.body)}
-    return decision_tree(lowered, guarded, code_guards, leaving, small)
+    return decision_tree(lowered, guarded, code_guards, leaving, small, builtin)
 
 
 def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
@@ -224,7 +244,7 @@ def _nesting(
     if not after or _always(group[-1], cases.guarded):
         return _IN_CHAIN
     if group[-1].index not in cases.code_guards and all(
-        _excludes(test, leaf.pattern.cond) for leaf in after
+        _excludes(test, leaf.pattern.cond, cases) for leaf in after
     ):
         return _IN_CHAIN
     if group[-1].index < cases.leaving:
@@ -241,22 +261,59 @@ def _nesting(
     return None
 
 
-def _excludes(test: Test, cond: Cond) -> bool:
+def _excludes(test: Test, cond: Cond, cases: _Cases) -> bool:
     """Some test ``cond`` needs cannot hold where ``test`` holds."""
     parts = cond.parts if isinstance(cond, All) else (cond,)
-    return any(isinstance(part, Test) and disjoint(test, part) for part in parts)
+    return any(
+        isinstance(part, Test) and disjoint(test, part, cases.builtin_class)
+        for part in parts
+    )
 
 
-def disjoint(one: Test, other: Test) -> bool:
+def disjoint(
+    one: Test, other: Test, builtin_class: Callable[[str], bool] = lambda n: False
+) -> bool:
     """``one`` and ``other`` cannot both hold for one value of their path:
-    two lengths, or a sequence and a mapping check (CPython gives a class
-    one of the two flags at most, and the helper answers as it does)."""
-    if one.path != other.path or one.kind != other.kind:
+    two lengths, a sequence and a mapping check (CPython gives a class one
+    of the two flags at most, and the helper answers as it does), or a
+    singleton and a test no singleton passes (:func:`_singleton_excludes`;
+    ``builtin_class``: whether a name is a builtin class, unshadowed)."""
+    if one.path != other.path:
+        return False
+    if one.kind == "is" or other.kind == "is":
+        single, test = (one, other) if one.kind == "is" else (other, one)
+        return _singleton_excludes(single, test, builtin_class)
+    if one.kind != other.kind:
         return False
     if one.kind == "kind":
         return {one.fact, other.fact} == {"sequence", "mapping"}
     if one.kind == "len":
         return _lengths_disjoint(one.fact, other.fact)
+    return False
+
+
+def _singleton_excludes(
+    single: Test, other: Test, builtin_class: Callable[[str], bool]
+) -> bool:
+    """``x is None`` (``True``, ``False``) and ``other`` cannot both hold:
+    another singleton; a sequence or mapping check (no singleton is
+    either); ``isinstance`` with a builtin class (but ``int`` and ``bool``
+    for ``True`` and ``False``); ``==`` a literal (``None`` equals none,
+    ``True`` and ``False`` no text)."""
+    value = single.fact
+    if not isinstance(value, str):
+        return False
+    if other.kind == "is":
+        return isinstance(other.fact, str) and other.fact != value
+    if other.kind == "kind":
+        return True
+    if other.kind == "isinstance" and isinstance(other.fact, str):
+        numeric = other.fact in ("int", "bool")
+        return builtin_class(other.fact) and (value == "None" or not numeric)
+    if other.kind == "eq" and isinstance(other.fact, tuple) and len(other.fact) == 2:
+        how, literal = other.fact
+        if how == LITERAL:
+            return value == "None" or literal in ("text", "bytes")
     return False
 
 
@@ -271,3 +328,21 @@ def _lengths_disjoint(one: object, other: object) -> bool:
     if op1 == ">=" and op2 == "==":
         return bool(n2 < n1)
     return False
+
+
+def bound_alike(branch: Branch) -> Tuple[Tuple[str, object], ...]:
+    """The captures every case under ``branch`` stores alike, where they are
+    told apart only by their guards (``case Var(name) if name in scope:``
+    then ``case Var(name):``): stored once, first thing in the branch, as
+    CPython stores them before each guard. Empty where that does not hold."""
+    leaves = branch.children
+    if len(leaves) < 2 or not all(isinstance(leaf, Leaf) for leaf in leaves):
+        return ()
+    first = leaves[0].pattern.bindings  # type: ignore[union-attr]
+    for leaf in leaves:
+        assert isinstance(leaf, Leaf)
+        if leaf.copy or not is_true(leaf.pattern.cond):
+            return ()
+        if leaf.pattern.bindings != first:
+            return ()
+    return first

@@ -4,7 +4,9 @@ A reviewer reading ``def expect(self, token: Token)`` (``Token`` a
 ``NamedTuple`` of three fields) and ``match token: case (_, found, pos):``
 does not test that ``token`` is a sequence of length three: the annotation
 says so, and mypy checks the callers. This layout trusts the annotation of a
-parameter the function never binds again, as it trusts declarations
+parameter the function never binds again, and of a local variable bound
+only where it is annotated (``args: list[Expr] = []``), as it trusts
+declarations
 (README, Known limits): the opening tests a declared type answers are
 dropped from every case.
 
@@ -17,6 +19,9 @@ What an annotation answers:
   mapping;
 - any class it names: ``isinstance`` with that class, spelled the same.
 
+A local bound once, by a display or a comprehension (``found = [f(h) for h
+in hosts]``), is known to be what that makes: not a declaration, exact.
+
 ``Sequence`` is not trusted: a ``str`` is one, and matches no sequence
 pattern. Unions, ``Optional`` and string annotations answer nothing.
 """
@@ -24,7 +29,7 @@ pattern. Unions, ``Optional`` and string annotations answer nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -37,7 +42,7 @@ from spam_transpile.lowering.scopes import (
     own_cases,
     parameter_unchanged,
 )
-from spam_transpile.syntax.cstwalk import descendants
+from spam_transpile.syntax.cstwalk import children, descendants
 
 __all__ = ["DeclaredType", "declared_types", "trusting_declarations"]
 
@@ -71,9 +76,74 @@ def declared_subject_type(
     if not isinstance(function, cst.FunctionDef) or not isinstance(subject, cst.Name):
         return None
     annotation = _annotation_of(function, subject.value)
-    if annotation is None or not parameter_unchanged(function, subject.value):
+    if annotation is not None and not parameter_unchanged(function, subject.value):
         return None
-    return _declared(annotation, facts, builtin)
+    if annotation is not None:
+        return _declared(annotation, facts, builtin)
+    assigned = _only_assignment(function, subject.value)
+    if assigned is None:
+        return None
+    value = assigned.value
+    made = _displayed(value, builtin) if value is not None else None
+    if made is not None or not isinstance(assigned, cst.AnnAssign):
+        return made
+    return _declared(assigned.annotation.annotation, facts, builtin)
+
+
+def _displayed(
+    value: cst.BaseExpression, builtin: Callable[[str], str]
+) -> Optional[DeclaredType]:
+    """What a display or a comprehension makes (exact: not a declaration);
+    a tuple display's length where no element is starred."""
+    if isinstance(value, (cst.List, cst.ListComp)):
+        return DeclaredType(
+            "sequence", cls=None if builtin("list") != "list" else "list"
+        )
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return DeclaredType(
+            "mapping", cls=None if builtin("dict") != "dict" else "dict"
+        )
+    if isinstance(value, cst.Tuple):
+        starred = any(isinstance(e, cst.StarredElement) for e in value.elements)
+        length = None if starred else len(value.elements)
+        return DeclaredType(
+            "sequence", length, "tuple" if builtin("tuple") == "tuple" else None
+        )
+    return None
+
+
+def _only_assignment(
+    function: cst.FunctionDef, name: str
+) -> Optional[Union[cst.Assign, cst.AnnAssign]]:
+    """``name = value`` (or ``name: T = value``) where that statement of the
+    function's own is the only one that binds ``name``: where the match
+    reads it, it holds that value (or nothing)."""
+    if binding_sites(function, name) != 1:
+        return None
+    found: List[Union[cst.Assign, cst.AnnAssign]] = []
+    todo: List[cst.CSTNode] = [function.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # another scope
+        if _assigns(node, name):
+            found.append(node)  # type: ignore[arg-type]
+        todo.extend(children(node))
+    return found[0] if len(found) == 1 else None
+
+
+def _assigns(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.AnnAssign):
+        target = node.target
+        return (
+            node.value is not None
+            and isinstance(target, cst.Name)
+            and target.value == name
+        )
+    if isinstance(node, cst.Assign) and len(node.targets) == 1:
+        target = node.targets[0].target
+        return isinstance(target, cst.Name) and target.value == name
+    return False
 
 
 def _annotation_of(

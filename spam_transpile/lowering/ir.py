@@ -38,7 +38,8 @@ class Test:
     #: the path it checks (the subject text for tests on the subject)
     path: str = ""
     #: for kind tests: "sequence" or "mapping"; for len tests: ("==" | ">=", n);
-    #: for ``v in (lit, ...)``: ("one of", the literals' texts)
+    #: for ``v in (lit, ...)``: ("one of", the literals' texts); for ``v ==
+    #: literal``: ("literal", its kind); for ``v is None``: "None"
     fact: object = None
     #: how the readable layout spells it, when not as ``expr``
     readable: str = ""
@@ -69,6 +70,9 @@ Cond = Union[Test, All, AnyOf]
 
 #: the ``fact`` of a ``v in (lit, ...)`` test is ``(ONE_OF, literal texts)``
 ONE_OF = "one of"
+#: the ``fact`` of ``v == literal`` is ``(LITERAL, "number" | "text" | "bytes")``;
+#: that of ``v is None`` the singleton's name
+LITERAL = "literal"
 
 TRUE = All(())
 
@@ -77,6 +81,25 @@ TRUE = All(())
 class Choice:
     #: (condition, value) per alternative; the first whose condition holds
     options: Tuple[Tuple[Cond, "Value"], ...]
+
+
+class RestCopy(str):
+    """Readable layout: a ``**rest`` capture's value, spelled as one
+    expression (``{k: v for k, v in dict(event).items() if k not in
+    ("type",)}``), that a statement may spell as ``rest = dict(event)``
+    then ``del rest["type"]``: what CPython does (copy, then delete the
+    keys the pattern named)."""
+
+    #: the copy (``dict(event)``)
+    copy: str
+    #: the literal keys it goes without
+    keys: Tuple[str, ...]
+
+    @classmethod
+    def of(cls, text: str, copy: str, keys: Tuple[str, ...]) -> "RestCopy":
+        value = cls(text)
+        value.copy, value.keys = copy, keys
+        return value
 
 
 Value = Union[str, Choice]

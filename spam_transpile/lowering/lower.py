@@ -57,6 +57,7 @@ from spam_transpile.lowering.paths import (
 )
 from spam_transpile.lowering.lower_class import lower_class
 from spam_transpile.lowering.lower_mapping import lower_mapping
+from spam_transpile.lowering.subpatterns import literal_fact
 from spam_transpile.lowering.lower_or import (
     lower_or,
     narrows,
@@ -334,11 +335,13 @@ def lower_as(low: Lowering, p: cst.MatchAs, v: Subject) -> Lowered:
 def lower_value(low: Lowering, p: cst.MatchValue, v: Subject) -> Lowered:
     # PEP 634: a value pattern succeeds if ``subject == value``, with the
     # subject on the left (that decides which __eq__ runs first).
-    return Test(f"{atom(v.text)} == {operand(low, p.value)}", "eq", v.text), []
+    text = f"{atom(v.text)} == {operand(low, p.value)}"
+    return Test(text, "eq", v.text, literal_fact(p.value)), []
 
 
 def lower_singleton(low: Lowering, p: cst.MatchSingleton, v: Subject) -> Lowered:
-    return Test(f"{atom(v.text)} is {p.value.value}", "is", v.text), []
+    value = p.value.value
+    return Test(f"{atom(v.text)} is {value}", "is", v.text, value), []
 
 
 def lower_sequence(
@@ -390,10 +393,11 @@ def _star_items(low: Lowering, v: Subject, start: int, size: int) -> str:
 
 
 def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> Subject:
-    if v.elements is not None and (star is None or i < star):
-        return Subject(v.elements[i])
     if v.elements is not None:
-        return Subject(v.elements[len(v.elements) - (size - i)])
+        path = v.elements[i if star is None or i < star else i - size]
+        element = Subject(path)
+        element.items = v.element_items.get(path)
+        return element
     if (star is None or i < star) and v.items is not None and i < len(v.items):
         return Subject(f"{atom(v.text)}.{v.items[i]}")  # a declared NamedTuple
     if star is None or i < star:

@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING, List, Tuple
 
 import libcst as cst
-from spam_transpile.lowering.ir import Cond, Test, all_of
+from spam_transpile.lowering.ir import RestCopy, Cond, Test, all_of
 
 if TYPE_CHECKING:
     from spam_transpile.lowering.lower import Lowering
@@ -89,11 +89,13 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         bindings.extend(inner)
     if p.rest is not None:
         listed = tuple_display(keys)
+        rest: str
         if low.readable and not dynamic:
             # ``dict(v)`` without the keys, as CPython makes it; a literal
             # key needs no name the comprehension cannot see (in a class
             # body), whose first iterable is read where the match is.
-            rest = _rest_without(f"{low.b('dict')}({v.text})", listed)
+            copy = f"{low.b('dict')}({v.text})"
+            rest = RestCopy.of(_rest_without(copy, listed), copy, tuple(keys))
         else:
             rest = f"{low.helper('rest')}({v.text}, {listed})"
         bindings.append((p.rest.value, rest))

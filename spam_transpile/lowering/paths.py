@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import (
@@ -49,6 +49,8 @@ class Subject:
         #: readable: the fields of the ``NamedTuple`` it is declared to be,
         #: which read its items by name (declared_subjects)
         self.items: Optional[Tuple[str, ...]] = None
+        #: readable: ``items`` of each element path that has them
+        self.element_items: Dict[str, Tuple[str, ...]] = {}
 
 
 def tuple_display(items: Sequence[str]) -> str:

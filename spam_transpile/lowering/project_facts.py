@@ -87,6 +87,9 @@ def declared_classes(
             if set_elsewhere is None or name in set_elsewhere:
                 match_args = None
             declared = _declared(statement, classes, exact, tuple_fields, match_args)
+            if not counts["property"] and (exact or not statement.decorator_list):
+                properties = declared.fields + _properties(statement)
+                declared = dataclasses.replace(declared, fields=properties)
             if tuple_fields is not None and not statement.decorator_list:
                 declared = dataclasses.replace(declared, items=tuple_fields)
             classes[name] = declared
@@ -172,6 +175,31 @@ def _class_attributes(node: ast.ClassDef) -> Tuple[str, ...]:
         if value is not None and _is_plain_value(value):
             found += [t.id for t in targets if isinstance(t, ast.Name)]
     return tuple(found)
+
+
+def _properties(node: ast.ClassDef) -> Tuple[str, ...]:
+    """What the class body declares a ``@property`` (and nothing else
+    binds there): an attribute of every instance, as a reviewer reads it."""
+    bound = Counter(
+        target.id
+        for statement in node.body
+        for target in ast.walk(statement)
+        if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)
+    )
+    return tuple(
+        statement.name
+        for statement in node.body
+        if isinstance(statement, ast.FunctionDef)
+        and [ast.dump(d) for d in statement.decorator_list]
+        == [ast.dump(ast.Name("property", ast.Load()))]
+        and not bound[statement.name]
+        and sum(
+            isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and s.name == statement.name
+            for s in node.body
+        )
+        == 1
+    )
 
 
 def _is_plain_value(value: ast.expr) -> bool:

@@ -18,7 +18,7 @@ from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
 from spam_transpile.lowering.runtime import PARTS, wanted_parts
 from spam_transpile.lowering.stdlib_classes import in_stdlib
 
-from spam_transpile.lowering.readable import LINE_LENGTH
+from spam_transpile.lowering.readable_chains import LINE_LENGTH
 
 
 def place_readable_helper(

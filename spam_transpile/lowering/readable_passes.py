@@ -16,6 +16,7 @@ from spam_transpile.lowering.scopes import target_names
 from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
 from spam_transpile.lowering.decision_tree import Branch, Leaf, Node
+from spam_transpile.lowering.emit import render_value
 
 from spam_transpile.lowering.ir import (
     TRUE,
@@ -24,6 +25,7 @@ from spam_transpile.lowering.ir import (
     Choice,
     Cond,
     LoweredPattern,
+    RestCopy,
     Test,
     Value,
     all_of,
@@ -222,6 +224,28 @@ def spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
         cond_of(pattern.cond),
         tuple((name, value_of(value)) for name, value in pattern.bindings),
     )
+
+
+def assignments(bindings: Sequence[Tuple[str, Value]], together: int) -> List[str]:
+    """The statements that store ``bindings``: one assignment for two or
+    three short ones (``x, y = shape.get("x"), shape.get("y")``, up to
+    ``together`` characters), else one each; a ``**rest`` copy as CPython
+    makes it, ``rest = dict(event)`` then ``del rest["type"]``."""
+    names = [name for name, _ in bindings]
+    values = [render_value(value, readable=True) for _, value in bindings]
+    line = f"{', '.join(names)} = {', '.join(values)}"
+    copies = any(isinstance(value, RestCopy) for _, value in bindings)
+    if 1 < len(names) <= 3 and len(line) <= together and " if " not in line:
+        if not copies:
+            return [line]
+    out = []
+    for (name, value), text in zip(bindings, values):
+        if isinstance(value, RestCopy) and value.keys:
+            out.append(f"{name} = {value.copy}")
+            out.append("del " + ", ".join(f"{name}[{key}]" for key in value.keys))
+        else:
+            out.append(f"{name} = {unparenthesized(text)}")
+    return out
 
 
 def unparenthesized(text: str) -> str:

@@ -200,21 +200,20 @@ def _bound_skipping(
 
 
 def bound_before(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
-    """Names certainly bound where ``match`` runs: the parameters, and those
-    a plain assignment at the top of the function's body binds before the
-    statement that holds the match; none the function deletes."""
+    """Names certainly bound where ``match`` runs: the parameters, those a
+    plain assignment binds before it in a block that holds it (the
+    function's body, a case's body, ...: they ran before it), and the
+    captures of the cases whose bodies hold it; none the function deletes."""
     names = {param.name.value for param in _params(function.params)}
-    body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    for statement in body:
-        if any(node is match for node in descendants(statement)):
-            break
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        names.update(n.value for n in target_names(target.target))
-                elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                    names.update(n.value for n in target_names(small.target))
+    for node, inner in _path_to(function.body, match):
+        if isinstance(node, cst.MatchCase) and inner is node.body:
+            names.update(_capture_names(node.pattern))
+        if not isinstance(node, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            continue
+        for statement in node.body:
+            if statement is inner:
+                break
+            names.update(_assigned_by(statement))
     deleted = {
         name
         for node in descendants(function)
@@ -222,6 +221,45 @@ def bound_before(function: cst.FunctionDef, match: cst.Match) -> FrozenSet[str]:
         for name in (n.value for n in target_names(node.target))
     }
     return frozenset(names - deleted)
+
+
+def _path_to(
+    node: cst.CSTNode, goal: cst.CSTNode
+) -> List[Tuple[cst.CSTNode, cst.CSTNode]]:
+    """Each node from ``node`` down to ``goal`` with its child on the way
+    (empty where ``goal`` is not inside ``node``, or only in another scope)."""
+    for child in children(node):
+        if child is goal:
+            return [(node, child)]
+        if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        below = _path_to(child, goal)
+        if below:
+            return [(node, child), *below]
+    return []
+
+
+def _assigned_by(statement: cst.CSTNode) -> Iterator[str]:
+    if not isinstance(statement, cst.SimpleStatementLine):
+        return
+    for small in statement.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                yield from (n.value for n in target_names(target.target))
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            yield from (n.value for n in target_names(small.target))
+
+
+def _capture_names(pattern: cst.MatchPattern) -> Iterator[str]:
+    """The names a pattern binds where it matches (every alternative of an
+    or-pattern binds the same)."""
+    for node in descendants(pattern):
+        if isinstance(node, cst.MatchAs) and node.name is not None:
+            yield node.name.value
+        elif isinstance(node, cst.MatchStar) and node.name is not None:
+            yield node.name.value
+        elif isinstance(node, cst.MatchMapping) and node.rest is not None:
+            yield node.rest.value
 
 
 def target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:

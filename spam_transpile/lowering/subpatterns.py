@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering import runtime
-from spam_transpile.lowering.ir import Cond, Test, all_of
+from spam_transpile.lowering.ir import LITERAL, Cond, Test, all_of
 from spam_transpile.syntax.cstwalk import pattern_nodes
 
 if TYPE_CHECKING:
@@ -29,14 +29,20 @@ def literal_test(
     """
     if isinstance(pattern, cst.MatchSingleton):
         return low.on_line_of(
-            pattern, Test(f"{read} is {pattern.value.value}", "is", read)
+            pattern,
+            Test(f"{read} is {pattern.value.value}", "is", read, pattern.value.value),
         )
     if isinstance(pattern, cst.MatchValue) and is_literal_key(pattern.value):
         # No number, string or bytes literal equals None either: a missing
         # value can read as None.
         if is_number_or_text(pattern.value):
             read = read_or_none
-        test = Test(f"{read} == {low.expr(pattern.value)}", "eq", read)
+        test = Test(
+            f"{read} == {low.expr(pattern.value)}",
+            "eq",
+            read,
+            literal_fact(pattern.value),
+        )
         return low.on_line_of(pattern, test)
     return None
 
@@ -122,6 +128,18 @@ def class_lowering(low: Lowering, p: cst.MatchClass) -> str:
     if len(set(names)) != len(names):
         return "dynamic"  # likewise: "got multiple sub-patterns for attribute"
     return "known"
+
+
+def literal_fact(node: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+    """The ``fact`` of ``v == node`` (:data:`.ir.LITERAL`): what kind of
+    literal ``node`` is, where it is one."""
+    if not is_number_or_text(node):
+        return None
+    if isinstance(node, cst.ConcatenatedString):
+        node = node.left
+    if isinstance(node, cst.SimpleString):
+        return (LITERAL, "bytes" if "b" in node.prefix.lower() else "text")
+    return (LITERAL, "number")
 
 
 def is_number_or_text(node: cst.BaseExpression) -> bool:
