@@ -43,7 +43,14 @@ def _function(out: str, name: str) -> str:
         ("isinstance(a, B)", "not isinstance(a, B)"),
         ("flag", "not flag"),
         ("a.b", "not a.b"),
-        ("a and b", "not (a and b)"),
+        ("a and b", "not a or not b"),
+        ("(a and not b)", "not a or b"),
+        (
+            "isinstance(x, S) and not isinstance(x, T)",
+            "not isinstance(x, S) or isinstance(x, T)",
+        ),
+        ("a and b < c", "not (a and b < c)"),
+        ("a or b", "not (a or b)"),
         # ``not a < b`` is not ``a >= b`` (NaN, sets): kept negated
         ("a < b", "not (a < b)"),
         ("a == b == c", "not (a == b == c)"),
@@ -151,3 +158,74 @@ def test_the_program_runs_as_natively(target: str, tmp_path: Path) -> None:
 
 def test_the_program_type_checks(tmp_path: Path) -> None:
     assert_mypy_clean(_readable(PROGRAM.read_text("utf-8")), tmp_path)
+
+
+LONG_CASE = """\
+def f(config):
+    match config:
+        case {"version": 1, "routes": routes}:
+            problems = []
+            for route in routes:
+                problems.append(route)
+            problems.sort()
+            problems.reverse()
+            return problems
+        case _:
+            return ["config must be an object"]
+"""
+
+
+def test_a_long_branch_that_leaves_comes_after_its_guard_clause() -> None:
+    # ``a and b`` negated plainly: ``not a or not b``
+    assert (
+        "    if (\n"
+        "        not isinstance(config, (dict, Mapping))\n"
+        '        or config.get("version") != 1\n'
+        '        or "routes" not in config\n'
+        "    ):\n"
+        '        return ["config must be an object"]\n'
+        '    routes = config["routes"]\n'
+        "    problems = []\n"
+    ) in _readable(LONG_CASE)
+
+
+def test_a_short_branch_keeps_its_order() -> None:
+    source = (
+        "def f(value):\n"
+        "    match value:\n"
+        "        case int():\n"
+        "            return value + 1\n"
+        "        case _:\n"
+        "            return 0\n"
+    )
+    assert "    if isinstance(value, int):\n        return value + 1\n" in _readable(
+        source
+    )
+
+
+def test_an_else_that_leaves_goes_first_as_a_guard_clause() -> None:
+    source = (
+        "def f(token):\n"
+        "    match token:\n"
+        '        case {"kind": "name", "text": text}:\n'
+        "            pass\n"
+        "        case _:\n"
+        "            raise ValueError(token)\n"
+        "    return text\n"
+    )
+    # the do-nothing case stores a capture: its ``else`` goes first
+    assert (
+        "        raise ValueError(token)\n"
+        '    text = token["text"]\n'
+        "    return text\n"
+    ) in _readable(source)
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_guard_clauses_run_as_natively(target: str, tmp_path: Path) -> None:
+    calls = (
+        "\n\nfor value in [{'version': 1, 'routes': ['b', 'a']}, {'version': 2}, 3]:\n"
+        "    print(f(value))\n"
+    )
+    source = LONG_CASE + calls
+    assert_runs_like_native(source, _readable(source, target), tmp_path, (target,))

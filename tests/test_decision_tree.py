@@ -62,6 +62,31 @@ def test_cases_a_singleton_tells_apart_nest() -> None:
     ) in kinds
 
 
+def test_a_guard_that_runs_code_keeps_a_stable_field_shared() -> None:
+    atom = _function(
+        _readable(ROOT / "fixtures/decision_tree/stable_fields.py"), "atom"
+    )
+    assert (
+        '        if subject.kind == "name":\n'
+        "            name = subject.text\n"
+        '            if self.peek_text() == "(":\n'
+        "                self.take()\n"
+        '                return f"call {name}"\n'
+        '            return f"var {name}"\n'
+    ) in atom
+
+
+def test_a_stable_path_is_what_keeps_a_code_guards_group_open() -> None:
+    name = _test('s.kind == "name"', path="s.kind", fact=("literal", "text"))
+    other = _test('s.kind == "num"', path="s.kind", fact=("literal", "text"))
+    cases = (_case(name), _case(name), _case(other))
+    open_ = decision_tree(cases, {0}, {0}, stable_paths={"s.kind"})
+    assert [type(node) for node in open_] == [Branch, Leaf]
+    # not stable: the guard may change what ``s.kind`` answers
+    closed = decision_tree(cases, {0}, {0})
+    assert [type(node) for node in closed] == [Leaf, Leaf, Leaf]
+
+
 def test_cases_that_return_nest_and_the_rest_follow() -> None:
     evaluate = _function(
         _readable(ROOT / "fixtures/decision_tree/evaluator.py"), "evaluate"

@@ -280,15 +280,16 @@ def test_classes_of_other_modules_are_read_as_declared(tmp_path: Path) -> None:
     project = ProjectFacts()
     pricing = _readable(tmp_path / "shop/pricing.py", project)
     assert (
-        "    if isinstance(item, LineItem):\n"
-        "        if item.kind == Kind.FOOD and item.quantity >= 10:\n"
-        "            q, p = item.quantity, item.unit_price\n"
+        "    if not isinstance(item, LineItem):\n"
+        "        return None\n"
+        "    if item.kind == Kind.FOOD and item.quantity >= 10:\n"
+        "        q, p = item.quantity, item.unit_price\n"
     ) in pricing
     # positional sub-patterns by the dataclass's fields, no presence tests
     assert (
-        "            return q * p * 0.9\n"
-        "        q, p = item.quantity, item.unit_price\n"
-        "        return q * p\n"
+        "        return q * p * 0.9\n"
+        "    q, p = item.quantity, item.unit_price\n"
+        "    return q * p\n"
     ) in pricing
     assert "_spam" not in pricing and "hasattr" not in pricing
     consulted = project.consulted(str(tmp_path / "shop/pricing.py"))
@@ -346,7 +347,7 @@ def test_a_change_to_a_module_the_output_relied_on_is_seen(tmp_path: Path) -> No
     assert again.exit_code == 0, again.stderr
     after = (out / "shop/pricing.py").read_text("utf-8")
     assert after != before
-    assert "        q, p = item.unit_price, item.quantity\n" in after
+    assert "    q, p = item.unit_price, item.quantity\n" in after
 
 
 TAGGED = """\

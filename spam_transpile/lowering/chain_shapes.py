@@ -1,7 +1,7 @@
 """Readable layout: the ``if``/``elif`` chains of a match, shaped as a person
 writes them once they are built.
 
-Two rewrites, both exact, applied only to the chain's own ``if``/``elif``/
+Three rewrites, all exact, applied only to the chain's own ``if``/``elif``/
 ``else`` links (never to an ``if`` of a case's body):
 
 - a case that does nothing, before a last one that does something
@@ -9,7 +9,11 @@ Two rewrites, both exact, applied only to the chain's own ``if``/``elif``/
   is its negated test: ``if subject.text != text: raise ...``;
 - an ``else:`` after branches that all leave (``return``, ``raise``,
   ``break``, ``continue``) is dropped, its statements following the
-  chain (pylint's no-else-return), and an ``else: pass`` goes.
+  chain (pylint's no-else-return), and an ``else: pass`` goes;
+- an ``else`` that leaves after a branch that goes on, and a long branch
+  that leaves followed by one statement that leaves, are a guard clause
+  first (``if not isinstance(config, Mapping): return [...]``)
+  and the branch's statements after it, one level less indented.
 
 Negating ``a == b`` as ``a != b`` trusts that ``__ne__`` says the opposite
 of ``__eq__`` (it does unless a class defines both apart): docs/limits.md.
@@ -22,6 +26,7 @@ from typing import Any, List, Optional, Sequence, Union
 import libcst as cst
 
 from spam_transpile.lowering.bodies import always_leaves, only_pass
+from spam_transpile.syntax.cstwalk import descendants
 
 __all__ = ["shaped_chains", "negated"]
 
@@ -42,11 +47,63 @@ def shaped_chains(statements: Sequence[Any], raw: Any) -> List[Any]:
     docstring); ``raw`` makes an expression node of generated text."""
     out: List[Any] = []
     for statement in statements:
-        if isinstance(statement, cst.If):
-            out += _without_empty_else(_without_pass_branches(statement, raw))
+        # (only the chain's own: a case body's ``if`` is the user's code)
+        if isinstance(statement, cst.If) and type(statement.test) is raw:
+            shaped = _without_empty_else(_without_pass_branches(statement, raw))
+            if len(shaped) == 1:
+                shaped = _leaving_else_first(shaped[0], raw)
+            out += shaped
         else:
             out.append(statement)
-    return out
+    return _guard_clause_first(out, raw)
+
+
+#: a branch of this many lines or more reads better dedented after a guard
+#: clause (``if not isinstance(config, Mapping): return [...]``)
+_LONG_BRANCH = 6
+
+
+def _guard_clause_first(statements: List[Any], raw: Any) -> List[Any]:
+    """``if test: <long branch that leaves>`` then a short tail that leaves
+    (``return [...]``) as ``if not test: <tail>`` then the branch's
+    statements, dedented: the guard clause a person writes first. Exact:
+    each runs where it ran, and nothing after either."""
+    ifs = [i for i, s in enumerate(statements) if isinstance(s, cst.If)]
+    if not ifs:
+        return statements
+    at = ifs[-1]
+    chain, tail = statements[at], statements[at + 1 :]
+    body = chain.body
+    if (
+        type(chain.test) is not raw
+        or chain.orelse is not None
+        or not isinstance(body, cst.IndentedBlock)
+        or body.header.comment is not None
+        or body.footer
+        or len(tail) != 1
+        or not all(isinstance(s, cst.SimpleStatementLine) for s in tail)
+        or any(_has_comment(s) for s in tail)
+        or _has_comment(chain)
+        or not always_leaves(body)
+        or not always_leaves(cst.IndentedBlock(body=tail))
+        or not _long(body)
+    ):
+        return statements
+    test = negated(cst.Module([]).code_for_node(chain.test), plainly=True)
+    if test is None:
+        return statements
+    guard = chain.with_changes(test=raw(test), body=cst.IndentedBlock(body=list(tail)))
+    return [*statements[:at], guard, *body.body]
+
+
+def _has_comment(statement: cst.CSTNode) -> bool:
+    lines = getattr(statement, "leading_lines", ())
+    return any(line.comment is not None for line in lines)
+
+
+def _long(body: cst.IndentedBlock) -> bool:
+    code = cst.Module([]).code_for_node(body)
+    return code.count("\n") >= _LONG_BRANCH
 
 
 def _without_pass_branches(chain: cst.If, raw: Any) -> cst.If:
@@ -95,19 +152,84 @@ def _without_empty_else(chain: cst.If) -> List[Any]:
     return [_replace_last_orelse(chain, None), *statements]
 
 
+def _leaving_else_first(chain: cst.If, raw: Any) -> List[Any]:
+    """``if test: <goes on>`` + ``else: <short, leaves>`` as ``if not test:
+    <the else>`` then the branch's statements, dedented (``if subject.kind
+    != "name": raise ...`` then ``name = subject.text``)."""
+    orelse, body = chain.orelse, chain.body
+    if (
+        not isinstance(orelse, cst.Else)
+        or not isinstance(orelse.body, cst.IndentedBlock)
+        or not isinstance(body, cst.IndentedBlock)
+        or orelse.leading_lines
+        or orelse.body.header.comment is not None
+        or body.header.comment is not None
+        or body.footer
+        or _has_comment(chain)
+        or always_leaves(body)
+        or not always_leaves(orelse.body)
+        or cst.Module([]).code_for_node(orelse.body).count("\n") > _SHORT_ELSE
+    ):
+        return [chain]
+    test = negated(cst.Module([]).code_for_node(chain.test), plainly=True)
+    if test is None:
+        return [chain]
+    guard = chain.with_changes(test=raw(test), body=orelse.body, orelse=None)
+    return [guard, *body.body]
+
+
+#: an ``else`` that leaves, of this many lines at most, goes first
+_SHORT_ELSE = 3
+
+
 def _replace_last_orelse(chain: cst.If, orelse: Optional[Chain]) -> cst.If:
     if isinstance(chain.orelse, cst.If):
         return chain.with_changes(orelse=_replace_last_orelse(chain.orelse, orelse))
     return chain.with_changes(orelse=orelse)
 
 
-def negated(test: str) -> Optional[str]:
+def negated(test: str, plainly: bool = False) -> Optional[str]:
     """``not test`` as a person spells it (``a != b``, ``not isinstance(a,
-    B)``, ``not (a and b)``); None where ``test`` does not parse alone."""
+    B)``, ``not a or b`` for ``a and not b``, else ``not (...)``); None
+    where ``test`` does not parse alone, or, ``plainly``, where it takes
+    ``not (...)`` or stores with ``:=`` (a guard clause is then no easier
+    to read)."""
     try:
         tree = cst.parse_expression(test.strip())
     except cst.ParserSyntaxError:
         return None
+    tree = tree.with_changes(lpar=[], rpar=[])
+    if plainly and any(isinstance(n, cst.NamedExpr) for n in descendants(tree)):
+        return None
+    found = _negated_node(tree)
+    if found is None and isinstance(tree, cst.BooleanOperation):
+        found = _negated_and(tree)
+    if found is None and not plainly:
+        found = f"not ({cst.Module([]).code_for_node(tree)})"
+    return found
+
+
+def _negated_and(tree: cst.BooleanOperation) -> Optional[str]:
+    """``not (a and not b)`` as ``not a or b`` (the same operands tried in
+    the same order, to the same truth), where every operand negates
+    plainly."""
+    operands: List[cst.BaseExpression] = []
+    node: cst.BaseExpression = tree
+    while isinstance(node, cst.BooleanOperation) and not node.lpar:
+        if not isinstance(node.operator, cst.And):
+            return None
+        operands.append(node.right)
+        node = node.left
+    operands.append(node)
+    parts = [_negated_node(operand) for operand in reversed(operands)]
+    if any(part is None for part in parts):
+        return None
+    return " or ".join(parts)  # type: ignore[arg-type]
+
+
+def _negated_node(tree: cst.BaseExpression) -> Optional[str]:
+    """``not tree`` without parentheses around ``tree``, where it reads
+    plainly so; None where it needs them."""
     if tree.lpar:
         tree = tree.with_changes(lpar=[], rpar=[])
     code = cst.Module([]).code_for_node
@@ -121,4 +243,4 @@ def negated(test: str) -> Optional[str]:
             return code(tree.with_changes(comparisons=[flipped]))
     if isinstance(tree, (cst.Call, cst.Name, cst.Attribute, cst.Subscript)):
         return f"not {code(tree)}"
-    return f"not ({code(tree)})"
+    return None

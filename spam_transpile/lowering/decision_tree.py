@@ -43,6 +43,7 @@ from spam_transpile.lowering.bodies import leaving_cases, one_short_line
 from spam_transpile.lowering.guards import may_change_subject
 from spam_transpile.lowering.ir import (
     LITERAL,
+    ONE_OF,
     TRUE,
     All,
     Cond,
@@ -102,6 +103,9 @@ class _Cases:
     small: AbstractSet[int] = frozenset()
     #: the builtin classes the module does not shadow, of those asked
     builtin_class: Callable[[str], bool] = lambda name: False
+    #: paths no guard can change (a declared ``NamedTuple``'s fields, read
+    #: from a variable nothing rebinds while the match runs)
+    stable_paths: AbstractSet[str] = frozenset()
 
 
 def decision_tree(
@@ -111,6 +115,7 @@ def decision_tree(
     leaving: int = 0,
     small: AbstractSet[int] = frozenset(),
     builtin: Optional[Callable[[str], str]] = None,
+    stable_paths: AbstractSet[str] = frozenset(),
 ) -> List[Node]:
     """The cases of one match statement as a list of nodes, in case order.
 
@@ -123,7 +128,7 @@ def decision_tree(
     after), as a person writes a dispatch that ends with a default.
     """
     leaves = [Leaf(index, pattern) for index, pattern in enumerate(patterns)]
-    cases = _Cases(guarded, code_guards, leaving, small)
+    cases = _Cases(guarded, code_guards, leaving, small, stable_paths=stable_paths)
     if builtin is not None:
         cases = replace(cases, builtin_class=_builtin_classes(builtin))
     return _nested(leaves, cases)
@@ -148,10 +153,12 @@ def tree_of_cases(
     in_function: bool,
     builtin: Callable[[str], str],
     trusts_operators: bool = False,
+    stable_paths: AbstractSet[str] = frozenset(),
 ) -> List[Node]:
     """:func:`decision_tree` of one match statement's cases, with what it
     needs to know of their guards and bodies. ``builtin``: how the module
-    spells a builtin; ``trusts_operators``: as :func:`.guards.segments`."""
+    spells a builtin; ``trusts_operators``: as :func:`.guards.segments`;
+    ``stable_paths``: as :attr:`_Cases.stable_paths`."""
     guarded = {i for i, case in enumerate(cases) if case.guard is not None}
     code_guards = {
         i
@@ -166,7 +173,9 @@ def tree_of_cases(
     }
     leaving = leaving_cases(cases)
     small = {i for i, case in enumerate(cases) if one_short_line(case.body)}
-    return decision_tree(lowered, guarded, code_guards, leaving, small, builtin)
+    return decision_tree(
+        lowered, guarded, code_guards, leaving, small, builtin, stable_paths
+    )
 
 
 def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
@@ -179,7 +188,7 @@ def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
             test is not None
             and end < len(leaves)
             and first_test(leaves[end].pattern.cond) == test
-            and not _closes(leaves[end - 1], cases)
+            and not _closes(leaves[end - 1], cases, test)
         ):
             end += 1
         group, after = leaves[start:end], leaves[end:]
@@ -216,11 +225,21 @@ def _after_first(pattern: LoweredPattern) -> LoweredPattern:
     return LoweredPattern(rest, pattern.bindings)
 
 
-def _closes(leaf: Leaf, cases: _Cases) -> bool:
+def _closes(leaf: Leaf, cases: _Cases, test: Test) -> bool:
     """Nothing after ``leaf`` can share its group: its guard may run code
-    (the cases after it test the shared test again), or it always matches
-    once the shared test held."""
-    return leaf.index in cases.code_guards or _always(leaf, cases.guarded)
+    (the cases after it test the shared test again: it may answer
+    otherwise, but on a stable path), or it always matches once the
+    shared test held."""
+    return _may_change(leaf, cases, test) or _always(leaf, cases.guarded)
+
+
+def _may_change(leaf: Leaf, cases: _Cases, test: Test) -> bool:
+    """Whether ``leaf``'s guard may run code that changes what ``test``
+    answers."""
+    literal = isinstance(test.fact, tuple) and test.fact[:1] in ((LITERAL,), (ONE_OF,))
+    by_value = test.kind == "is" or (test.kind == "eq" and literal)
+    stable = test.path in cases.stable_paths and by_value
+    return leaf.index in cases.code_guards and not stable
 
 
 def _always(leaf: Leaf, guarded: AbstractSet[int]) -> bool:
@@ -240,10 +259,10 @@ def _nesting(
     last of its chain, or (None) not at all."""
     if len(group) < 2:
         return None
-    assert not any(_closes(leaf, cases) for leaf in group[:-1])
+    assert not any(_closes(leaf, cases, test) for leaf in group[:-1])
     if not after or _always(group[-1], cases.guarded):
         return _IN_CHAIN
-    if group[-1].index not in cases.code_guards and all(
+    if not _may_change(group[-1], cases, test) and all(
         _excludes(test, leaf.pattern.cond, cases) for leaf in after
     ):
         return _IN_CHAIN

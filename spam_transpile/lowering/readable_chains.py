@@ -14,7 +14,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -26,6 +37,7 @@ from spam_transpile.lowering.paths import (
     exhaustive_test,
 )
 from spam_transpile.lowering.positions import lines_before_case
+from spam_transpile.lowering.subjects import ChosenSubject
 from spam_transpile.lowering.bodies import (
     indented_block,
     leaving_cases,
@@ -96,6 +108,7 @@ class ChainPrinter:
     _hoisted: Set[int]
     _leaving: Optional[int]
     _doomed: List[str]
+    _chosen: ChosenSubject
 
     def _lines_before_chain(self) -> List[cst.EmptyLine]:
         """What stood between ``match`` and the first ``case`` (comments,
@@ -128,7 +141,23 @@ class ChainPrinter:
         no case matched, which a nested test would skip)."""
         if not self._nests():
             return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
-        return tree_of_cases(cases, lowered, True, self.owner.names.builtin, True)
+        return tree_of_cases(
+            cases, lowered, True, self.owner.names.builtin, True, self._stable_paths()
+        )
+
+    def _stable_paths(self) -> FrozenSet[str]:
+        """The fields of a declared ``NamedTuple`` read from a variable
+        nothing rebinds while the match runs: no guard changes them."""
+        stable = self._chosen.stable()
+        declared = dict(self.info.element_items)
+        if self.info.items is not None:
+            declared[self.subject] = self.info.items
+        return frozenset(
+            f"{name}.{field}"
+            for name, fields in declared.items()
+            if name in stable
+            for field in fields
+        )
 
     def _statements_of(
         self,
