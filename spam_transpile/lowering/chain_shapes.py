@@ -89,11 +89,15 @@ def _guard_clause_first(statements: List[Any], raw: Any) -> List[Any]:
         or not _long(body)
     ):
         return statements
-    test = negated(cst.Module([]).code_for_node(chain.test), plainly=True)
+    test = negated(_code(chain.test), plainly=True)
     if test is None:
         return statements
     guard = chain.with_changes(test=raw(test), body=cst.IndentedBlock(body=list(tail)))
     return [*statements[:at], guard, *body.body]
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _has_comment(statement: cst.CSTNode) -> bool:
@@ -102,7 +106,7 @@ def _has_comment(statement: cst.CSTNode) -> bool:
 
 
 def _long(body: cst.IndentedBlock) -> bool:
-    code = cst.Module([]).code_for_node(body)
+    code = _code(body)
     return code.count("\n") >= _LONG_BRANCH
 
 
@@ -122,7 +126,7 @@ def _without_pass_branches(chain: cst.If, raw: Any) -> cst.If:
         and not orelse.leading_lines
         and orelse.body.header.comment is None
     ):
-        test = negated(cst.Module([]).code_for_node(chain.test))
+        test = negated(_code(chain.test))
         if test is not None:
             return chain.with_changes(test=raw(test), body=orelse.body, orelse=None)
     return chain
@@ -168,10 +172,10 @@ def _leaving_else_first(chain: cst.If, raw: Any) -> List[Any]:
         or _has_comment(chain)
         or always_leaves(body)
         or not always_leaves(orelse.body)
-        or cst.Module([]).code_for_node(orelse.body).count("\n") > _SHORT_ELSE
+        or _code(orelse.body).count("\n") > _SHORT_ELSE
     ):
         return [chain]
-    test = negated(cst.Module([]).code_for_node(chain.test), plainly=True)
+    test = negated(_code(chain.test), plainly=True)
     if test is None:
         return [chain]
     guard = chain.with_changes(test=raw(test), body=orelse.body, orelse=None)
@@ -205,7 +209,7 @@ def negated(test: str, plainly: bool = False) -> Optional[str]:
     if found is None and isinstance(tree, cst.BooleanOperation):
         found = _negated_and(tree)
     if found is None and not plainly:
-        found = f"not ({cst.Module([]).code_for_node(tree)})"
+        found = f"not ({_code(tree)})"
     return found
 
 
@@ -232,15 +236,14 @@ def _negated_node(tree: cst.BaseExpression) -> Optional[str]:
     plainly so; None where it needs them."""
     if tree.lpar:
         tree = tree.with_changes(lpar=[], rpar=[])
-    code = cst.Module([]).code_for_node
     if isinstance(tree, cst.UnaryOperation) and isinstance(tree.operator, cst.Not):
-        return code(tree.expression)
+        return _code(tree.expression)
     if isinstance(tree, cst.Comparison) and len(tree.comparisons) == 1:
         target = tree.comparisons[0]
         opposite = _OPPOSITE.get(type(target.operator))
         if opposite is not None:
             flipped = target.with_changes(operator=opposite())
-            return code(tree.with_changes(comparisons=[flipped]))
+            return _code(tree.with_changes(comparisons=[flipped]))
     if isinstance(tree, (cst.Call, cst.Name, cst.Attribute, cst.Subscript)):
-        return f"not {code(tree)}"
+        return f"not {_code(tree)}"
     return None

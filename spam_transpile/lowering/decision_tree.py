@@ -41,6 +41,7 @@ import libcst as cst
 
 from spam_transpile.lowering.bodies import leaving_cases, one_short_line
 from spam_transpile.lowering.guards import may_change_subject
+from spam_transpile.lowering.names import is_builtin_class
 from spam_transpile.lowering.ir import (
     LITERAL,
     ONE_OF,
@@ -137,14 +138,7 @@ def decision_tree(
 def _builtin_classes(builtin: Callable[[str], str]) -> Callable[[str], bool]:
     """Whether a name is a builtin class (not ``object``) that the module
     spells as it is (``builtin``: how the module spells a builtin)."""
-    import builtins
-
-    def known(name: str) -> bool:
-        value = getattr(builtins, name, None)
-        is_class = isinstance(value, type) and value is not object
-        return is_class and builtin(name) == name
-
-    return known
+    return lambda name: name != "object" and is_builtin_class(name, builtin)
 
 
 def tree_of_cases(

@@ -35,14 +35,15 @@ import libcst as cst
 
 from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, all_of
-from spam_transpile.lowering.names import Names
+from spam_transpile.lowering.names import Names, is_builtin_class
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION, Scope
 from spam_transpile.lowering.scopes import (
     binding_sites,
     own_cases,
+    own_nodes,
     parameter_unchanged,
 )
-from spam_transpile.syntax.cstwalk import children, descendants
+from spam_transpile.syntax.cstwalk import descendants
 
 __all__ = ["DeclaredType", "declared_types", "trusting_declarations"]
 
@@ -76,9 +77,9 @@ def declared_subject_type(
     if not isinstance(function, cst.FunctionDef) or not isinstance(subject, cst.Name):
         return None
     annotation = _annotation_of(function, subject.value)
-    if annotation is not None and not parameter_unchanged(function, subject.value):
-        return None
     if annotation is not None:
+        if not parameter_unchanged(function, subject.value):
+            return None
         return _declared(annotation, facts, builtin)
     assigned = _only_assignment(function, subject.value)
     if assigned is None:
@@ -95,20 +96,18 @@ def _displayed(
 ) -> Optional[DeclaredType]:
     """What a display or a comprehension makes (exact: not a declaration);
     a tuple display's length where no element is starred."""
+
+    def unshadowed(name: str) -> Optional[str]:
+        return name if builtin(name) == name else None
+
     if isinstance(value, (cst.List, cst.ListComp)):
-        return DeclaredType(
-            "sequence", cls=None if builtin("list") != "list" else "list"
-        )
+        return DeclaredType("sequence", cls=unshadowed("list"))
     if isinstance(value, (cst.Dict, cst.DictComp)):
-        return DeclaredType(
-            "mapping", cls=None if builtin("dict") != "dict" else "dict"
-        )
+        return DeclaredType("mapping", cls=unshadowed("dict"))
     if isinstance(value, cst.Tuple):
         starred = any(isinstance(e, cst.StarredElement) for e in value.elements)
         length = None if starred else len(value.elements)
-        return DeclaredType(
-            "sequence", length, "tuple" if builtin("tuple") == "tuple" else None
-        )
+        return DeclaredType("sequence", length, unshadowed("tuple"))
     return None
 
 
@@ -120,16 +119,8 @@ def _only_assignment(
     reads it, it holds that value (or nothing)."""
     if binding_sites(function, name) != 1:
         return None
-    found: List[Union[cst.Assign, cst.AnnAssign]] = []
-    todo: List[cst.CSTNode] = [function.body]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue  # another scope
-        if _assigns(node, name):
-            found.append(node)  # type: ignore[arg-type]
-        todo.extend(children(node))
-    return found[0] if len(found) == 1 else None
+    found = [node for node in own_nodes(function) if _assigns(node, name)]
+    return found[0] if len(found) == 1 else None  # type: ignore[return-value]
 
 
 def _assigns(node: cst.CSTNode, name: str) -> bool:
@@ -173,7 +164,7 @@ def _declared(
         return DeclaredType("mapping")
     known: Optional[KnownClass] = facts.declared.get(name)
     if known is None:
-        return DeclaredType(cls=name) if _is_builtin_class(name, builtin) else None
+        return DeclaredType(cls=name) if is_builtin_class(name, builtin) else None
     if known.items is not None:
         return DeclaredType("sequence", len(known.items), name, known.items)
     return DeclaredType(cls=name)
@@ -222,12 +213,6 @@ def _typing_name(node: cst.Name, facts: ModuleFacts) -> Optional[str]:
     if module in _MAPPING_MODULES and name in _MAPPINGS:
         return name
     return None
-
-
-def _is_builtin_class(name: str, builtin: Callable[[str], str]) -> bool:
-    import builtins
-
-    return isinstance(getattr(builtins, name, None), type) and builtin(name) == name
 
 
 def declared_types(

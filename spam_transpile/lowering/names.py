@@ -17,7 +17,7 @@ import itertools
 import re
 import sys
 import warnings
-from typing import Dict, FrozenSet, Iterator, Optional, Set
+from typing import Callable, Dict, FrozenSet, Iterator, Optional, Set
 
 import libcst as cst
 
@@ -266,3 +266,9 @@ class Names:
             return f"getattr(__builtins__, '__dict__', __builtins__)[{name!r}]"
         # Nothing better exists in pure source; keep it readable.
         return f"__builtins__.{name}"
+
+
+def is_builtin_class(name: str, builtin: Callable[[str], str]) -> bool:
+    """Whether ``name`` is a builtin class the module spells as it is
+    (``builtin``: how the module spells a builtin)."""
+    return isinstance(getattr(builtins, name, None), type) and builtin(name) == name

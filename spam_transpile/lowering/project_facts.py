@@ -190,8 +190,7 @@ def _properties(node: ast.ClassDef) -> Tuple[str, ...]:
         statement.name
         for statement in node.body
         if isinstance(statement, ast.FunctionDef)
-        and [ast.dump(d) for d in statement.decorator_list]
-        == [ast.dump(ast.Name("property", ast.Load()))]
+        and [getattr(d, "id", None) for d in statement.decorator_list] == ["property"]
         and not bound[statement.name]
         and sum(
             isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))

@@ -132,16 +132,21 @@ def binding_sites(function: cst.FunctionDef, name: str) -> Optional[int]:
     return counted.counts[name]
 
 
-def own_cases(function: cst.FunctionDef) -> Iterator[cst.MatchCase]:
-    """The cases of the match statements of ``function``'s own scope."""
+def own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The nodes of ``function``'s body in its own scope (not inside a
+    nested ``def``, ``class`` or ``lambda``)."""
     todo: List[cst.CSTNode] = [function.body]
     while todo:
         node = todo.pop()
-        if isinstance(node, cst.MatchCase):
-            yield node
+        yield node
         for child in children(node):
             if not isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 todo.append(child)
+
+
+def own_cases(function: cst.FunctionDef) -> Iterator[cst.MatchCase]:
+    """The cases of the match statements of ``function``'s own scope."""
+    return (node for node in own_nodes(function) if isinstance(node, cst.MatchCase))
 
 
 def parameter_unchanged(function: cst.FunctionDef, name: str) -> bool:
