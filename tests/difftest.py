@@ -935,6 +935,12 @@ class Box:
 NT = collections.namedtuple("NT", "l r")
 
 
+@dataclasses.dataclass(frozen=True)
+class FPt:
+    a: object = None
+    b: object = None
+
+
 class V:
     ONE = 1
     F = 1.0
@@ -1042,6 +1048,8 @@ CLASSES = (
     ClassSpec("Pt", ("x", "y"), ("z",), "Pt({x}, {y})"),
     ClassSpec("Box", ("item",), ("other",), "Box({item})"),
     ClassSpec("NT", ("l", "r"), ("nope",), "NT({l}, {r})"),
+    # frozen: the readable layout reads its fields again (inlined_captures)
+    ClassSpec("FPt", ("a", "b"), ("nope",), "FPt({a}, {b})"),
     # standard library classes the keep-lines layout knows from its table
     # (nodes built by hand have no ``lineno``)
     ClassSpec(

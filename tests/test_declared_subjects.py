@@ -59,8 +59,10 @@ def _function(out: str, name: str) -> str:
         ("Tuple[int, str]", "(first, _)", "first = value[0]"),
         ("tuple[int, ...]", "(first, _)", "if len(value) == 2:"),
         ("Dict[str, int]", '{"a": first}', 'if "a" in value:'),
-        ("Token", "Token(kind=first)", "first = value.kind"),
-        ("str", "str(first)", "first = value"),
+        # (a NamedTuple's field and the subject itself: read where the
+        # capture was, inlined_captures)
+        ("Token", "Token(kind=first)", "return value.kind"),
+        ("str", "str(first)", "return value\n"),
     ],
 )
 def test_what_a_declaration_answers_is_not_tested(

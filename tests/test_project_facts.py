@@ -96,11 +96,14 @@ def test_declarations_give_the_fields_and_match_args() -> None:
     )
     assert classes["NoArgs"].match_args is None
     # a named tuple: a tuple of as many items as it has fields
-    pair = KnownClass(("left", "right"), ("left", "right"), items=("left", "right"))
-    assert classes["Pair"] == pair
-    assert classes["Point"] == KnownClass(("x", "y"), ("x", "y"), items=("x", "y"))
+    # (its fields, and a frozen dataclass's, no instance can rebind)
+    pair = ("left", "right")
+    assert classes["Pair"] == KnownClass(pair, pair, items=pair, immutable=pair)
+    point = ("x", "y")
+    assert classes["Point"] == KnownClass(point, point, items=point, immutable=point)
     line = ("start", "end")
-    assert classes["Line"] == KnownClass(line, line, items=line)
+    assert classes["Line"] == KnownClass(line, line, items=line, immutable=line)
+    assert "c" in child.immutable and not classes["Base"].immutable
     plain = classes["Plain"]
     # only what ``__init__`` sets before it may branch; an annotation alone
     # sets nothing

@@ -772,7 +772,7 @@ def test_alternative_classes_are_one_isinstance(tmp_path: Path) -> None:
     )
     out = transpile(source, layout="readable")
     assert "    if isinstance(v, (int, float)):\n" in out
-    assert "    elif isinstance(v, (str, bytes)):\n        x = v\n" in out
+    assert "    elif isinstance(v, (str, bytes)):\n        return v\n" in out
     # a name that may not be a class keeps its check, made in turn
     assert "isinstance(v, (Foo, Bar))" not in out
     assert_runs_like_native(source, out, tmp_path, ("3.9", "3.7"))
@@ -847,19 +847,20 @@ def test_a_guard_reads_the_subject_itself_even_where_it_calls(
     source = GUARD_READS_THE_SUBJECT
     out = transpile(source, target=target, layout="readable")
     parse = out[out.index("def parse") : out.index("def kept")]
-    # a capture of the subject is the subject: the guard may call anything
+    # a capture of the subject is the subject: the guard may call anything,
+    # and the body reads the subject too (inlined_captures)
     assert (
         '    if isinstance(value, str) and value.count(":") == 1:\n'
-        "        text = value\n"
+        '        name, port = value.split(":")\n'
     ) in parse
     # ``name`` is read in the first body only after that body assigns it
     assert (
         '    elif isinstance(value, str) and value and ":" not in value:\n'
-        "        name = value\n"
+        "        return (value, 22)\n"
     ) in parse
-    # a new dict the guard reads once, and calls nothing: made where it is
-    # read (the body does not read it)
-    assert "and not {k: v for k, v in dict(value).items()" in parse
+    # a new dict the guard only tests for truth, and calls nothing: the
+    # mapping's size answers (test_guard_values); the body does not read it
+    assert 'isinstance(value["name"], str)\n        and len(value) == 1\n' in parse
     assert "rest" not in parse and "name := " not in parse
     assert "_spam.store(lambda: name" not in parse
     # read after the match, where a failed guard leaves it bound
@@ -961,7 +962,7 @@ def test_the_last_case_of_a_chain_tests_its_guard_inside(
     # no helper before 3.8.
     out = transpile(GUARD_INSIDE, target=target, layout="readable")
     assert (
-        "        major, minor, labels = value[0], value[1], list(value)[2:]\n"
+        "        major, minor, *labels = value\n"
         "        if all(isinstance(label, str) for label in labels):\n"
         "            return (major, minor, labels)\n"
     ) in out
@@ -999,7 +1000,8 @@ def test_a_tuple_subject_names_only_what_it_computes(tmp_path: Path) -> None:
     # the local name is read where it is, the call's value gets a variable
     assert step.startswith("def step(tokens, level):\n    subject = tokens.pop()\n")
     assert "        if level == 0:\n" in step and "subject[0] ==" in step
-    assert "other, n = subject, level\n" in step
+    # (the body reads the local name, not a capture of it: inlined_captures)
+    assert "other = subject\n    return (other, level)\n" in step
     # a capture rebinds ``level``: the whole tuple has its variable
     rebound = out[out.index("def rebound") :]
     assert "subject = (tokens.pop(), level)\n" in rebound

@@ -1,9 +1,11 @@
 """Readable layout: the ``if``/``elif`` chains of a match, shaped as a person
 writes them once they are built.
 
-Three rewrites, all exact, applied only to the chain's own ``if``/``elif``/
+Four rewrites, all exact, applied only to the chain's own ``if``/``elif``/
 ``else`` links (never to an ``if`` of a case's body):
 
+- a link that tests nothing (``elif True:``, where a case's guard is an
+  ``if`` inside it) is the ``else:`` it is, the links after it dropped;
 - a case that does nothing, before a last one that does something
   (``case Token(text=t) if t == text: pass`` then ``case _: raise ...``),
   is its negated test: ``if subject.text != text: raise ...``;
@@ -49,6 +51,12 @@ def shaped_chains(statements: Sequence[Any], raw: Any) -> List[Any]:
     for statement in statements:
         # (only the chain's own: a case body's ``if`` is the user's code)
         if isinstance(statement, cst.If) and type(statement.test) is raw:
+            if _is_true(statement.test, raw):
+                # (the links after it never run; bodies.statements_of_lone_case
+                # writes its statements at the chain's level)
+                out.append(statement.with_changes(orelse=None))
+                continue
+            statement = _true_link_as_else(statement, raw)
             shaped = _without_empty_else(_without_pass_branches(statement, raw))
             if len(shaped) == 1:
                 shaped = _leaving_else_first(shaped[0], raw)
@@ -56,6 +64,22 @@ def shaped_chains(statements: Sequence[Any], raw: Any) -> List[Any]:
         else:
             out.append(statement)
     return _guard_clause_first(out, raw)
+
+
+def _is_true(test: cst.BaseExpression, raw: Any) -> bool:
+    return type(test) is raw and test.value == "True"  # type: ignore[attr-defined]
+
+
+def _true_link_as_else(chain: cst.If, raw: Any) -> cst.If:
+    """``elif True:`` as the ``else:`` it is (the links after it never
+    run)."""
+    orelse = chain.orelse
+    if not isinstance(orelse, cst.If):
+        return chain
+    if _is_true(orelse.test, raw):
+        last = cst.Else(body=orelse.body, leading_lines=orelse.leading_lines)
+        return chain.with_changes(orelse=last)
+    return chain.with_changes(orelse=_true_link_as_else(orelse, raw))
 
 
 #: a branch of this many lines or more reads better dedented after a guard

@@ -3,18 +3,19 @@ chain, in a function, and with which type (``name: object``)."""
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import FrozenSet, List, Sequence
 
 import libcst as cst
 
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable_passes import (
     read_differently,
+    stores_in,
     typed_by_class_and_assigned,
 )
 from spam_transpile.lowering.scopes import bound_besides, bound_outside
 
-__all__ = ["declared_captures"]
+__all__ = ["declared_captures", "may_be_declared"]
 
 
 def declared_captures(
@@ -56,3 +57,26 @@ def declared_captures(
             name for name in conflicting if name not in declared and name not in outside
         ]
     return declared
+
+
+def may_be_declared(
+    match: cst.Match, lowered: Sequence[LoweredPattern], has_walrus: bool
+) -> FrozenSet[str]:
+    """The captures :func:`declared_captures` may declare, whatever the
+    function: before 3.8 (no ``has_walrus``), those a guard or an
+    alternative stores; those read from attributes of different classes,
+    those a class checks that another body assigns. Where a capture is declared ``object``, a type
+    checker reads what is assigned to it as ``object``: an item unpacked
+    from a sequence (``major, minor = value``) then loses the class its
+    pattern checked."""
+    names = set(read_differently(lowered))
+    if not has_walrus:
+        names.update(n for p in lowered for alt in stores_in(p.cond) for n, _ in alt)
+        names.update(
+            name
+            for case, pattern in zip(match.cases, lowered)
+            if case.guard is not None
+            for name, _ in pattern.bindings
+        )
+    names.update(typed_by_class_and_assigned(match))
+    return frozenset(names)

@@ -60,6 +60,9 @@ class KnownClass:
     inherited: Optional[Tuple[str, ...]] = None
     #: readable: a ``NamedTuple`` of the project: its fields, item by item
     items: Optional[Tuple[str, ...]] = None
+    #: readable: the fields no instance can rebind (a frozen dataclass's, a
+    #: ``NamedTuple``'s): read again later, each gives what it gave before
+    immutable: Tuple[str, ...] = ()
 
 
 class ModuleFacts:
@@ -468,16 +471,32 @@ def _known_class(
     # dataclasses keeps an ``__init__`` of the class's own, which may leave
     # a field unset
     set_by_init = is_dataclass and not _defines(node, "__init__")
+    frozen = is_dataclass and _is_frozen(node)
     if own is not None:
         fields = dataclass_fields(node) if set_by_init else None
-        return KnownClass(own, tuple(f for f in (fields or ()) if f in own))
+        known = tuple(f for f in (fields or ()) if f in own)
+        return KnownClass(own, known, immutable=known if frozen else ())
     if is_dataclass:
         fields = dataclass_fields(node)
         if fields is not None:
             # A field redefined in the subclass keeps its place (dataclasses).
             merged = inherited + tuple(f for f in fields if f not in inherited)
-            return KnownClass(merged, merged if set_by_init else (), merged)
+            given = merged if set_by_init else ()
+            # (a frozen dataclass's bases are frozen dataclasses too)
+            return KnownClass(merged, given, merged, immutable=given if frozen else ())
     return None
+
+
+def _is_frozen(node: ast.ClassDef) -> bool:
+    """``@dataclass(frozen=True)``: its ``__setattr__`` refuses every field,
+    on instances of subclasses too."""
+    decorator = node.decorator_list[0]
+    return isinstance(decorator, ast.Call) and any(
+        keyword.arg == "frozen"
+        and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value is True
+        for keyword in decorator.keywords
+    )
 
 
 def literal_match_args(node: ast.ClassDef) -> Optional[Tuple[str, ...]]:

@@ -46,11 +46,17 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tup
 import libcst as cst
 
 from spam_transpile.lowering.guards import calls, containers_of
-from spam_transpile.lowering.ir import LoweredPattern, Value
+from spam_transpile.lowering.ir import LoweredPattern, RestCopy, Value
 from spam_transpile.lowering.scopes import capture_names_of, target_names
 from spam_transpile.syntax.cstwalk import descendants
 
-__all__ = ["GuardReadingValues", "guards_reading_values", "names_read"]
+__all__ = [
+    "GuardReadingValues",
+    "Substitute",
+    "guards_reading_values",
+    "names_read",
+    "used_only_where_captured",
+]
 
 _FRAME_READERS = frozenset(
     {"locals", "vars", "dir", "eval", "exec", "_getframe", "currentframe"}
@@ -103,8 +109,10 @@ def guard_reading_values(
     ``function``) with the captures it reads replaced by the paths they
     read, and the captures that must be stored before it runs; None where
     every capture must be."""
-    read = names_read(guard)
     quiet = not calls(guard)
+    if quiet:
+        guard = _rest_sizes_read(guard, bindings)
+    read = names_read(guard)
     values: Dict[str, str] = {}
     stored: List[str] = []
     for name, value in bindings:
@@ -121,10 +129,63 @@ def guard_reading_values(
     deferred = [name for name, _ in bindings if name not in stored]
     if not deferred or _stores_or_defers(guard):
         return None
-    if not _used_only_where_captured(function, match, frozenset(deferred)):
+    if not used_only_where_captured(function, match, frozenset(deferred)):
         return None
-    substituted = guard.visit(_Substitute(values))
+    substituted = guard.visit(Substitute(values))
     return GuardReadingValues(substituted, tuple(stored))  # type: ignore[arg-type]
+
+
+def _rest_sizes_read(
+    guard: cst.BaseExpression, bindings: Sequence[Tuple[str, Value]]
+) -> cst.BaseExpression:
+    """``guard`` with a ``**rest`` capture it only tests for truth (``not
+    rest``, ``rest and ...``) asked of the mapping's size instead: ``not
+    rest`` is ``len(event) == 2`` where the pattern named two distinct
+    string keys (the readable layout trusts a mapping's ``len`` to count
+    the keys it has, README, Known limits)."""
+    sizes = {
+        name: (value.size, len(value.keys))
+        for name, value in bindings
+        if isinstance(value, RestCopy) and value.size
+    }
+    if not sizes:
+        return guard
+    tested = _sizes_tested(guard, sizes)
+    still = names_read(tested)
+    if any(name in still for name in sizes if name in names_read(guard)):
+        return guard  # read otherwise too: made as CPython makes it
+    return tested
+
+
+def _sizes_tested(
+    node: cst.BaseExpression, sizes: Dict[str, Tuple[str, int]]
+) -> cst.BaseExpression:
+    if isinstance(node, cst.Name) and node.value in sizes:
+        size, count = sizes[node.value]
+        return _parenthesized(f"{size} > {count}", node)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Not)
+        and isinstance(node.expression, cst.Name)
+        and node.expression.value in sizes
+    ):
+        size, count = sizes[node.expression.value]
+        return _parenthesized(f"{size} == {count}", node)
+    if isinstance(node, cst.BooleanOperation):
+        return node.with_changes(
+            left=_sizes_tested(node.left, sizes),
+            right=_sizes_tested(node.right, sizes),
+        )
+    return node
+
+
+def _parenthesized(text: str, node: cst.BaseExpression) -> cst.BaseExpression:
+    """``text`` (a comparison: it binds tighter than ``and``/``or``) as an
+    expression in ``node``'s place, with its parentheses."""
+    expression = cst.parse_expression(text)
+    if node.lpar:
+        return expression.with_changes(lpar=node.lpar, rpar=node.rpar)
+    return expression
 
 
 def _reads_of(guard: cst.BaseExpression, name: str) -> int:
@@ -188,9 +249,12 @@ def _path_node(node: ast.expr) -> bool:
     return False
 
 
-def _used_only_where_captured(
+def used_only_where_captured(
     function: cst.CSTNode, match: cst.Match, names: FrozenSet[str]
 ) -> bool:
+    """Whether no code of ``function`` but the cases of ``match`` that
+    capture ``names`` can see what they hold (see the module's docstring);
+    False also where the function reads its frame."""
     inside: Set[int] = set()
     for case in match.cases:
         if names & set(capture_names_of(case.pattern)):
@@ -206,6 +270,8 @@ def _used_only_where_captured(
             skipped.add(id(node.attr))  # ``obj.name`` reads no variable
         elif isinstance(node, cst.Arg) and node.keyword is not None:
             skipped.add(id(node.keyword))
+        elif isinstance(node, cst.MatchKeywordElement):
+            skipped.add(id(node.key))  # ``Host(name=host)`` reads no ``name``
         elif isinstance(node, cst.Name) and node.value in _FRAME_READERS:
             return False
         elif isinstance(node, (cst.Global, cst.Nonlocal)):
@@ -267,7 +333,9 @@ def _names_outside(node: cst.CSTNode, inside: Set[int]) -> Iterator[cst.Name]:
         yield from _names_outside(child, inside)
 
 
-class _Substitute(cst.CSTTransformer):
+class Substitute(cst.CSTTransformer):
+    """Reads each value where the code read its variable."""
+
     def __init__(self, values: Dict[str, str]) -> None:
         super().__init__()
         self.values = values

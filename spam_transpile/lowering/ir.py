@@ -94,11 +94,16 @@ class RestCopy(str):
     copy: str
     #: the literal keys it goes without
     keys: Tuple[str, ...]
+    #: the mapping's size (``len(event)``), where the keys are distinct
+    #: strings: the copy is empty exactly when it is ``len(keys)``
+    size: str
 
     @classmethod
-    def of(cls, text: str, copy: str, keys: Tuple[str, ...]) -> "RestCopy":
+    def of(
+        cls, text: str, copy: str, keys: Tuple[str, ...], size: str = ""
+    ) -> "RestCopy":
         value = cls(text)
-        value.copy, value.keys = copy, keys
+        value.copy, value.keys, value.size = copy, keys, size
         return value
 
 

@@ -151,7 +151,10 @@ class Lowering:
         if exact is None or declared is None:
             return exact or declared
         fields = tuple(dict.fromkeys(exact.fields + declared.fields))
-        return KnownClass(exact.match_args, fields, exact.inherited)
+        immutable = tuple(dict.fromkeys(exact.immutable + declared.immutable))
+        return KnownClass(
+            exact.match_args, fields, exact.inherited, immutable=immutable
+        )
 
     def trusts_class(self, node: cst.BaseExpression) -> bool:
         """Readable layout: whether a class pattern's class is trusted to be

@@ -3,8 +3,9 @@ the order ``match_keys`` in CPython's ceval.c looks them up."""
 
 from __future__ import annotations
 
+import ast
 import re
-from typing import TYPE_CHECKING, List, Tuple
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import RestCopy, Cond, Test, all_of
@@ -95,11 +96,23 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
             # key needs no name the comprehension cannot see (in a class
             # body), whose first iterable is read where the match is.
             copy = f"{low.b('dict')}({v.text})"
-            rest = RestCopy.of(_rest_without(copy, listed), copy, tuple(keys))
+            size = f"{low.b('len')}({v.text})" if _distinct_strings(keys) else ""
+            rest = RestCopy.of(_rest_without(copy, listed), copy, tuple(keys), size)
         else:
             rest = f"{low.helper('rest')}({v.text}, {listed})"
         bindings.append((p.rest.value, rest))
     return all_of(*tests), bindings
+
+
+def _distinct_strings(keys: Sequence[str]) -> bool:
+    """Whether the key texts are string literals, no two equal."""
+    values = []
+    for key in keys:
+        try:
+            values.append(ast.literal_eval(key))
+        except (ValueError, SyntaxError):
+            return False
+    return all(isinstance(v, str) for v in values) and len(set(values)) == len(values)
 
 
 def _rest_without(copy: str, listed: str) -> str:

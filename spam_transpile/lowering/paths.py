@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import (
@@ -186,18 +186,43 @@ def exhaustive_test(low: Lowering, test: Test) -> Test:
             return test  # spelled otherwise since: leave it
         # mypy narrows a ``Literal[...]`` subject on ``==``, not on ``in``
         return replace(test, readable=" or ".join(f"{atom(v)} == {t}" for t in values))
+    exact = f"{low.b('isinstance')}({v}, ({low.b('list')}, {low.b('tuple')}))"
+    return _sequence_spelled(low, test, lambda plain: f"{exact} or ({plain})")
+
+
+def branch_kind_test(low: Lowering, test: Test) -> Test:
+    """A sequence check alone on a branch's ``if``, with cases after the
+    branch, spelled as a person writes it: ``isinstance(x, Sequence) and
+    not isinstance(x, (str, bytes, bytearray))``, which fits on one line
+    where the spelling with ``list`` and ``tuple`` first takes three. Same
+    answer (those are registered with the ABC); evaluated once per match,
+    the ABC's check costs a list or tuple subject a little more. Where no
+    case follows, mypy needs the spelling it follows both ways
+    (:func:`exhaustive_test`)."""
+    if not low.readable:
+        return test
+    return _sequence_spelled(low, test, lambda plain: plain)
+
+
+def _sequence_spelled(
+    low: Lowering, test: Test, spelling: Callable[[str], str]
+) -> Test:
+    """A readable sequence check as ``spelling`` writes the plain one
+    (``isinstance(x, Sequence) and not isinstance(x, (str, bytes,
+    bytearray))``); any other test, or one spelled otherwise since, as
+    it is."""
     if not (test.kind == "kind" and test.fact == "sequence"):
         return test
+    v = test.path
     if (test.readable or test.expr) != _readable_kind_test(low, Subject(v), "sequence"):
-        return test  # spelled otherwise since: leave it
+        return test
     isinstance_ = low.b("isinstance")
     text = ", ".join(low.b(name) for name in ("str", "bytes", "bytearray"))
-    readable = (
-        f"{isinstance_}({v}, ({low.b('list')}, {low.b('tuple')})) or ("
+    plain = (
         f"{isinstance_}({v}, {low.abc('Sequence')})"
-        f" and not {isinstance_}({v}, ({text})))"
+        f" and not {isinstance_}({v}, ({text}))"
     )
-    return replace(test, readable=readable)
+    return replace(test, readable=spelling(plain))
 
 
 def len_test(low: Lowering, v: Subject, op: str, n: int) -> Test:

@@ -91,14 +91,18 @@ def declared_classes(
                 properties = declared.fields + _properties(statement)
                 declared = dataclasses.replace(declared, fields=properties)
             if tuple_fields is not None and not statement.decorator_list:
-                declared = dataclasses.replace(declared, items=tuple_fields)
+                declared = dataclasses.replace(
+                    declared, items=tuple_fields, immutable=tuple_fields
+                )
             classes[name] = declared
         elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name) and counts[target.id] == 1:
                 fields = _tuple_call_fields(statement.value, namedtuple | named_tuple)
                 if fields is not None:
-                    classes[target.id] = KnownClass(fields, fields, items=fields)
+                    classes[target.id] = KnownClass(
+                        fields, fields, items=fields, immutable=fields
+                    )
     return classes
 
 
@@ -125,7 +129,10 @@ def _declared(
         + _class_attributes(node)
         + _set_in_init(node)
     )
-    return KnownClass(match_args, tuple(dict.fromkeys(inherited + own)))
+    immutable = exact.immutable if exact is not None else ()
+    return KnownClass(
+        match_args, tuple(dict.fromkeys(inherited + own)), immutable=immutable
+    )
 
 
 def _named_tuple_fields(

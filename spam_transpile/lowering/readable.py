@@ -40,7 +40,12 @@ from spam_transpile.lowering.guard_values import (
     guards_reading_values,
 )
 from spam_transpile.lowering.guards import segments
-from spam_transpile.lowering.declarations import declared_captures
+from spam_transpile.lowering.inlined_captures import (
+    ClassLookup,
+    inlined_captures,
+    without_inlined,
+)
+from spam_transpile.lowering.declarations import declared_captures, may_be_declared
 from spam_transpile.lowering.scopes import is_annotated
 from spam_transpile.lowering.subjects import readable_subject
 
@@ -82,6 +87,8 @@ class ReadableMatch(ChainPrinter):
         self._hoisted: Set[int] = set()
         #: how many cases from the first always leave (computed once)
         self._leaving: Optional[int] = None
+        #: per case index: the captures its body reads as their values
+        self._inlined: Dict[int, Dict[str, str]] = {}
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         chosen = readable_subject(
@@ -132,6 +139,18 @@ class ReadableMatch(ChainPrinter):
             self._guards = guards_reading_values(
                 function, self.original, self.node, lowered, self._chosen.stable()
             )
+        if self.scope_kind == "function" and isinstance(function, cst.FunctionDef):
+            subject, elements = self._users_subject()
+            self._inlined = inlined_captures(
+                function,
+                self.original,
+                lowered,
+                subject,
+                elements,
+                ClassLookup(lowering.known_class, self.owner.names.builtin),
+                self._guards,
+            )
+            lowered = without_inlined(lowered, self._inlined)
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
         runs = segments(
@@ -168,6 +187,9 @@ class ReadableMatch(ChainPrinter):
         chain: Optional[Union[cst.If, cst.Else]] = None
         if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
             chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
+        self._may_declare = may_be_declared(
+            self.original, lowered, self.owner.target.has_walrus
+        )
         plan = self._plan(cases, lowered)
         if length is None and self.scope_kind == "function":
             plan = measured_in_branches(
@@ -195,6 +217,17 @@ class ReadableMatch(ChainPrinter):
             leading_lines=[*self.node.leading_lines, *first.leading_lines]
         )
         return out
+
+    def _users_subject(self) -> Tuple[Optional[str], Optional[List[Optional[str]]]]:
+        """The user's local name the cases read the subject by (None for our
+        temporary), and for a tuple subject, those of its elements."""
+        chosen = self._chosen
+        if chosen.var is not None and chosen.computed is None:
+            return None, None
+        elements = chosen.info.elements
+        if elements is None:
+            return chosen.text, None
+        return None, [None if name == chosen.var else name for name in elements]
 
     def _later_lengths(
         self,

@@ -30,10 +30,18 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.lowering import emit
-from spam_transpile.lowering.ir import All, AnyOf, LoweredPattern, is_kind_test, is_true
+from spam_transpile.lowering.ir import (
+    All,
+    AnyOf,
+    LoweredPattern,
+    Test,
+    is_kind_test,
+    is_true,
+)
 from spam_transpile.lowering.paths import (
     Subject,
     exhaustive_pattern,
+    branch_kind_test,
     exhaustive_test,
 )
 from spam_transpile.lowering.positions import lines_before_case
@@ -56,6 +64,8 @@ from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
     names_read,
 )
+from spam_transpile.lowering.inlined_captures import inline_in
+from spam_transpile.lowering.scopes import is_annotated
 from spam_transpile.syntax.cstwalk import descendants
 
 from spam_transpile.lowering.readable_passes import (
@@ -66,13 +76,6 @@ from spam_transpile.lowering.readable_passes import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from spam_transpile.lowering.transformer import MatchLowering
-
-LINE_LENGTH = 88
-# A case's captures share one assignment up to this width (``x, y =
-# shape.get("x"), shape.get("y")``), which fits on one line up to six
-# levels of indentation deep.
-TOGETHER = LINE_LENGTH - 6 * 4
-
 
 LINE_LENGTH = 88
 # A case's captures share one assignment up to this width (``x, y =
@@ -106,6 +109,9 @@ class ChainPrinter:
     _guards: Dict[int, GuardReadingValues]
     _guards_inside: Set[int]
     _hoisted: Set[int]
+    _inlined: Dict[int, Dict[str, str]]
+    #: the captures declarations.py may declare ``object``
+    _may_declare: FrozenSet[str]
     _leaving: Optional[int]
     _doomed: List[str]
     _chosen: ChosenSubject
@@ -257,9 +263,7 @@ class ChainPrinter:
                 inner[:0] = [*(raw_statement(text) for text in node.setup), *stores]
                 tests = node.tests
                 if len(tests) == 1 and is_kind_test(tests[0], tests[0].path):
-                    # alone, the spelling mypy follows both ways takes no
-                    # more lines, and lists and tuples answer at once
-                    tests = (exhaustive_test(self.owner.lowering, tests[0]),)
+                    tests = (self._kind_test_alone(node, tests[0]),)
                 test = emit.render_cond(
                     All(tests), readable=True, binder=self._binder()
                 )
@@ -274,6 +278,21 @@ class ChainPrinter:
             otherwise = last and not first and chain is None
             chain = self._case(case, node.pattern, chain, otherwise, lines)
         return merged_same_bodies(chain, Raw)
+
+    def _kind_test_alone(self, branch: Branch, test: Test) -> Test:
+        """A branch's kind test, alone on its ``if``: where the branch holds
+        the last case, spelled as mypy follows it both ways (an exhaustive
+        match ends there), and lists and tuples answer at once; else as a
+        person writes it, on one line."""
+        low = self.owner.lowering
+        if self._holds_last_case(branch):
+            return exhaustive_test(low, test)
+        return branch_kind_test(low, test)
+
+    def _holds_last_case(self, node: Node) -> bool:
+        if isinstance(node, Leaf):
+            return node.index == len(self.node.cases) - 1
+        return any(self._holds_last_case(child) for child in node.children)
 
     def _captures_first(
         self, branch: Branch
@@ -294,7 +313,11 @@ class ChainPrinter:
             return branch, []
         self._hoisted.update(leaf.index for leaf in leaves)
         first = leaves[0]
-        stores = self._binding_statements(self.node.cases[first.index], first.pattern)
+        stores = self._binding_statements(
+            self.node.cases[first.index],
+            first.pattern,
+            first.index not in self._inlined,
+        )
         children = tuple(
             Leaf(leaf.index, LoweredPattern(leaf.pattern.cond, ())) for leaf in leaves
         )
@@ -357,7 +380,9 @@ class ChainPrinter:
         stored them (``assigned``: the case's index, where its guard read
         their values instead) and, in module and class bodies, the
         temporaries deleted."""
-        body = indented_block(case.body)
+        index = next(i for i, c in enumerate(self.node.cases) if c is case)
+        inlined = self._inlined.get(index)
+        body = indented_block(inline_in(case.body, inlined) if inlined else case.body)
         first: List[cst.BaseStatement] = []
         if assigned is not None:
             # the source's body: the one here holds lowered code as text
@@ -371,7 +396,7 @@ class ChainPrinter:
                     case, LoweredPattern(pattern.cond, used), used == pattern.bindings
                 )
         elif case.guard is None and pattern.bindings:
-            first += self._binding_statements(case, pattern)
+            first += self._binding_statements(case, pattern, not inlined)
         if self._doomed:
             first.append(self._delete())
         if first:
@@ -425,15 +450,27 @@ class ChainPrinter:
     ) -> List[cst.SimpleStatementLine]:
         """``every``: ``pattern`` has every binding of the case (else a
         sequence is not unpacked)."""
-        list_name = self.owner.names.builtin("list")
         elements = self.info.elements or []
         # (``a, b = subject, level``: no parentheses around a tuple display)
         display = len(elements) > 1 and self.subject.startswith("(")
         whole = ", ".join(elements) if display else self.subject
-        unpacked = unpacking(case.pattern, whole, list_name) if every else None
+        unpacked = (
+            unpacking(case.pattern, whole, self.owner.names.builtin, self._unpacks)
+            if every
+            else None
+        )
         if unpacked is not None:
             return [raw_statement(unpacked)]
         return [raw_statement(text) for text in assignments(pattern.bindings, TOGETHER)]
+
+    def _unpacks(self, name: str) -> bool:
+        """Whether an item a class pattern checks may be unpacked into
+        ``name`` (``major, minor = value``): a type checker reads it as the
+        sequence's item type, not as the class checked; fine unless it is
+        declared ``object`` (:attr:`_may_declare`)."""
+        if not is_annotated(self.owner.scopes[-1].node):
+            return True
+        return name not in self._may_declare
 
     def _nests(self) -> bool:
         """Whether the decision tree may nest cases (:meth:`_plan`): in a

@@ -12,6 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import libcst as cst
 
 from spam_transpile.lowering.guards import container_kinds
+from spam_transpile.lowering.runtime import MATCH_SELF_TYPES
 from spam_transpile.lowering.scopes import target_names
 from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
@@ -231,21 +232,22 @@ def assignments(bindings: Sequence[Tuple[str, Value]], together: int) -> List[st
     three short ones (``x, y = shape.get("x"), shape.get("y")``, up to
     ``together`` characters), else one each; a ``**rest`` copy as CPython
     makes it, ``rest = dict(event)`` then ``del rest["type"]``."""
+    copies = [(n, v) for n, v in bindings if isinstance(v, RestCopy) and v.keys]
+    if copies:
+        # (the copy is made after the items it goes without are read)
+        plain = [(n, v) for n, v in bindings if (n, v) not in copies]
+        out = assignments(plain, together) if plain else []
+        for name, value in copies:
+            assert isinstance(value, RestCopy)
+            out.append(f"{name} = {value.copy}")
+            out.append("del " + ", ".join(f"{name}[{key}]" for key in value.keys))
+        return out
     names = [name for name, _ in bindings]
     values = [render_value(value, readable=True) for _, value in bindings]
     line = f"{', '.join(names)} = {', '.join(values)}"
-    copies = any(isinstance(value, RestCopy) for _, value in bindings)
     if 1 < len(names) <= 3 and len(line) <= together and " if " not in line:
-        if not copies:
-            return [line]
-    out = []
-    for (name, value), text in zip(bindings, values):
-        if isinstance(value, RestCopy) and value.keys:
-            out.append(f"{name} = {value.copy}")
-            out.append("del " + ", ".join(f"{name}[{key}]" for key in value.keys))
-        else:
-            out.append(f"{name} = {unparenthesized(text)}")
-    return out
+        return [line]
+    return [f"{name} = {unparenthesized(text)}" for name, text in zip(names, values)]
 
 
 def unparenthesized(text: str) -> str:
@@ -255,11 +257,15 @@ def unparenthesized(text: str) -> str:
 
 
 def unpacking(
-    pattern: cst.MatchPattern, subject: str, list_name: str = "list"
+    pattern: cst.MatchPattern,
+    subject: str,
+    builtin: Callable[[str], str] = lambda name: name,
+    checked: Callable[[str], bool] = lambda name: True,
 ) -> Optional[str]:
-    """``a, *rest = subject`` when a sequence pattern only captures;
-    ``rest = list(subject)`` for a lone star (``list_name``: how the
-    module spells the builtin)."""
+    """``a, *rest = subject`` when a sequence pattern only captures (an
+    item, or an item a builtin class checks, ``int(major)``, where
+    ``checked`` allows that name); ``rest = list(subject)`` for a lone star
+    (``builtin``: how the module spells a builtin)."""
     if not isinstance(pattern, (cst.MatchList, cst.MatchTuple)) or not pattern.patterns:
         return None
     targets = []
@@ -268,20 +274,38 @@ def unpacking(
             if element.name is None:
                 return None
             targets.append("*" + element.name.value)
-        elif (
-            isinstance(element.value, cst.MatchAs)
-            and element.value.pattern is None
-            and element.value.name is not None
+            continue
+        name = _item_capture(element.value, builtin)
+        if name is None or (
+            not isinstance(element.value, cst.MatchAs) and not checked(name)
         ):
-            targets.append(element.value.name.value)
-        else:
             return None
+        targets.append(name)
     text = ", ".join(targets)
     if len(targets) == 1 and text.startswith("*"):
-        return f"{text[1:]} = {list_name}({subject})"
+        return f"{text[1:]} = {builtin('list')}({subject})"
     if len(targets) == 1:
         text += ","
     return f"{text} = {subject}"
+
+
+def _item_capture(
+    pattern: cst.MatchPattern, builtin: Callable[[str], str]
+) -> Optional[str]:
+    """The name ``pattern`` stores the item it matches in: ``name``, or
+    ``int(name)`` of a builtin class that matches its instances themselves."""
+    if isinstance(pattern, cst.MatchAs) and pattern.pattern is None:
+        return pattern.name.value if pattern.name is not None else None
+    if (
+        isinstance(pattern, cst.MatchClass)
+        and isinstance(pattern.cls, cst.Name)
+        and pattern.cls.value in MATCH_SELF_TYPES
+        and builtin(pattern.cls.value) == pattern.cls.value
+        and len(pattern.patterns) == 1
+        and not pattern.kwds
+    ):
+        return _item_capture(pattern.patterns[0].value, builtin)
+    return None
 
 
 def measured_in_branches(

@@ -132,6 +132,14 @@ def binding_sites(function: cst.FunctionDef, name: str) -> Optional[int]:
     return counted.counts[name]
 
 
+def bound_in(node: cst.CSTNode) -> FrozenSet[str]:
+    """The names ``node``, a part of a function, binds in the function's own
+    scope, or declares ``global`` or ``nonlocal``."""
+    bindings = _LocalBindings()
+    node.visit(bindings)
+    return frozenset(bindings.names | bindings.declared)
+
+
 def own_nodes(function: cst.FunctionDef) -> Iterator[cst.CSTNode]:
     """The nodes of ``function``'s body in its own scope (not inside a
     nested ``def``, ``class`` or ``lambda``)."""
