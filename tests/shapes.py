@@ -138,6 +138,7 @@ DOCSTRINGS = ("none", "one-line", "multi-line", "doctest")
 FZ_EXPORTS = (
     "Box",
     "Color",
+    "FPt",
     "G",
     "NT",
     "Pt",

@@ -325,3 +325,36 @@ def test_a_branch_on_the_sequence_check_measures_the_length_once() -> None:
         " and not isinstance(instr, (str, bytes, bytearray)):\n"
     ) in star_first
     assert "= len(instr)" not in star_first
+
+
+def test_a_shared_later_check_is_tested_first_to_nest_the_cases() -> None:
+    a, b = _test("s.f == 1", path="s.f"), _test("s.f == 2", path="s.f")
+    args = _test("isinstance(s.a, Sequence)", "kind", "s.a", "sequence")
+    one = _test("len(s.a) == 1", "len", "s.a", ("==", 1))
+    nodes = _tree(_case(a, args, one), _case(b, args))
+    assert isinstance(nodes[0], Branch) and nodes[0].tests == (args,)
+    first, second = nodes[0].children
+    assert isinstance(first, Leaf) and first.pattern.cond == All((a, one))
+    assert isinstance(second, Leaf) and second.pattern.cond == b
+    # where the cases would not nest (a later case may still match), their
+    # tests stay in their order
+    nodes = _tree(_case(a, args, one), _case(b, args), _case(_test("x", path="t")))
+    assert [n.pattern.cond for n in nodes[:2]] == [All((a, args, one)), All((b, args))]
+
+
+def test_a_check_that_needs_an_earlier_one_is_not_moved() -> None:
+    size = _test("len(s) == 2", "len", "s", ("==", 2))
+    item = _test("isinstance(s[1], str)", "isinstance", "s[1]", "str")
+    a, b = _test("t == 1", path="t"), _test("t == 2", path="t")
+    nodes = _tree(_case(a, size, item), _case(b, size, item))
+    # the item needs the length, a length test is no class or kind check
+    assert all(isinstance(node, Leaf) for node in nodes)
+
+
+def test_the_program_with_a_shared_later_check_nests_it() -> None:
+    out = _readable(ROOT / "fixtures/decision_tree/shared_later_test.py")
+    arity = _function(out, "arity")
+    assert '            if expr.func == "abs" and len(expr.args) == 1:\n' in arity
+    assert "    return None" in arity and arity.count("isinstance(expr.args") == 1
+    # a key's value needs the key: each case tests it after its own literal
+    assert _function(out, "keyed").count('"items" in event') == 2

@@ -283,3 +283,44 @@ def test_a_local_bound_once_by_a_display_is_known_to_be_one(
         assert _tests_the_kind(out)
     else:
         assert "isinstance" not in out and expected in out
+
+
+MEMBERS = ROOT / "fixtures" / "readable" / "declared_members.py"
+
+
+def _members(target: str = "3.9") -> str:
+    return transpile(MEMBERS.read_text("utf-8"), layout="readable", target=target)
+
+
+@pytest.mark.parametrize(
+    "method, expected",
+    [
+        # ``self.tokens = tokens`` of a ``list[...]`` parameter, sliced: a list
+        (
+            "def rest",
+            "        subject = self.tokens[self.index :]\n        if len(subject) == 0:",
+        ),
+        # a class-level annotation, set in ``__init__``
+        (
+            "class Annotated",
+            "        subject = self.items\n        if len(subject) >= 1:",
+        ),
+    ],
+)
+def test_a_declared_attribute_is_trusted(method: str, expected: str) -> None:
+    out = _members()
+    part = out[out.index(method) :]
+    assert expected in part[: part.index("return None")]
+
+
+@pytest.mark.parametrize("owner", ["class Reassigned", "class Hooked"])
+def test_an_attribute_set_elsewhere_or_hooked_is_tested(owner: str) -> None:
+    out = _members()
+    part = out[out.index(owner) :]
+    assert "isinstance(subject, Sequence)" in part[: part.index("return None")]
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"])
+def test_declared_members_run_as_natively(target: str, tmp_path: Path) -> None:
+    source = MEMBERS.read_text("utf-8")
+    assert_runs_like_native(source, _members(target), tmp_path, (target,))

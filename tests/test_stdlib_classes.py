@@ -163,24 +163,39 @@ def test_alternatives_a_type_checker_cannot_follow_store_as_they_match(
     # x.target``: the else does not narrow ``x`` to AugAssign. In an
     # annotated function the values are stored as each alternative
     # matches; unannotated, the choice reads as a person writes it.
+    # (a body too long to write once per alternative: split_alternatives)
     program = (
         "import ast\n"
         "def f(node: ast.AST) -> list:\n"
         "    match node:\n"
         "        case ast.Assign(targets=[t], value=v) | ast.AugAssign(t, _, v):\n"
+        "            print(t)\n"
+        "            print(v)\n"
         "            return [t, v]\n"
         "    return []\n"
         "def g(node):\n"
         "    match node:\n"
         "        case ast.Assign(targets=[t], value=v) | ast.AugAssign(t, _, v):\n"
+        "            print(t)\n"
+        "            print(v)\n"
         "            return [t, v]\n"
+        "def h(node: ast.AST) -> list:\n"
+        "    match node:\n"
+        "        case ast.Assign(targets=[t], value=v) | ast.AugAssign(t, _, v):\n"
+        "            return [t, v]\n"
+        "    return []\n"
     )
     out = _readable(program)
-    f, g = out[: out.index("def g")], out[out.index("def g") :]
+    f, g = out[: out.index("def g")], out[out.index("def g") : out.index("def h")]
     assert "[t := node.targets[0], v := node.value]" in f
     assert (
         "isinstance(node, ast.AugAssign) and [t := node.target, v := node.value]" in f
     )
     assert ":=" not in g and "v = node.value\n" in g
+    # a short body is written once per alternative, which a type checker
+    # follows as it follows any chain
+    h = out[out.index("def h") :]
+    assert ":=" not in h
+    assert "    elif isinstance(node, ast.AugAssign):\n        t, v = node.target" in h
     assert "_spam" not in out
     assert_mypy_clean(out, tmp_path)

@@ -66,6 +66,9 @@ class Leaf:
     #: a second copy of a last case that always matches, as the ``else``
     #: of a branch (see :func:`decision_tree`)
     copy: bool = False
+    #: the alternative of the case's or-pattern it is, where the case is
+    #: written once per alternative (:mod:`.split_alternatives`)
+    alternative: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -174,19 +177,17 @@ def tree_of_cases(
 
 def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
     out: List[Node] = []
+    leaves = list(leaves)
     start = 0
     while start < len(leaves):
-        test = first_test(leaves[start].pattern.cond)
-        end = start + 1
-        while (
-            test is not None
-            and end < len(leaves)
-            and first_test(leaves[end].pattern.cond) == test
-            and not _closes(leaves[end - 1], cases, test)
-        ):
-            end += 1
+        test, end, how = _group_at(leaves, start, cases)
+        if how is None and end == start + 1:
+            # (reordered only where the reordered cases then nest)
+            moved = leaves[:start] + _shared_test_first(leaves[start:], cases)
+            test, end, how = _group_at(moved, start, cases)
+            if how is not None:
+                leaves = moved
         group, after = leaves[start:end], leaves[end:]
-        how = None if test is None else _nesting(test, group, after, cases)
         if test is not None and how is not None:
             rests = [Leaf(leaf.index, _after_first(leaf.pattern)) for leaf in group]
             if how == _WITH_COPY:
@@ -202,6 +203,87 @@ def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
             out.extend(group)
         start = end
     return out
+
+
+def _group_at(
+    leaves: Sequence[Leaf], start: int, cases: _Cases
+) -> Tuple[Optional[Test], int, Optional[str]]:
+    """The test the cases from ``start`` open with, where the run of those
+    sharing it ends, and how it nests (None: it does not)."""
+    test = first_test(leaves[start].pattern.cond)
+    end = start + 1
+    while (
+        test is not None
+        and end < len(leaves)
+        and first_test(leaves[end].pattern.cond) == test
+        and not _closes(leaves[end - 1], cases, test)
+    ):
+        end += 1
+    if test is None:
+        return None, end, None
+    return test, end, _nesting(test, leaves[start:end], leaves[end:], cases)
+
+
+def _shared_test_first(leaves: List[Leaf], cases: _Cases) -> List[Leaf]:
+    """Where the first two cases open with different tests but share a
+    later one that may be tested first (:func:`_movable`), that test
+    first in them and in the cases after them that share it too, so that
+    they nest under it: ``if isinstance(e.args, Sequence) ...:`` then
+    ``if e.func == "abs" and len(e.args) == 1:``. PEP 634 leaves the order
+    of these checks to the implementation."""
+    if len(leaves) < 2:
+        return leaves
+    first, second = (first_test(leaf.pattern.cond) for leaf in leaves[:2])
+    if first is None or first == second:
+        return leaves
+    shared = next(
+        (
+            test
+            for test in _parts(leaves[0].pattern.cond)[1:]
+            if isinstance(test, Test)
+            and _movable(test, leaves[0].pattern.cond)
+            and _movable(test, leaves[1].pattern.cond)
+        ),
+        None,
+    )
+    if shared is None:
+        return leaves
+    out = list(leaves)
+    for at, leaf in enumerate(leaves):
+        if (at and _closes(leaves[at - 1], cases, shared)) or not _movable(
+            shared, leaf.pattern.cond
+        ):
+            break
+        out[at] = Leaf(leaf.index, _with_first(leaf.pattern, shared), leaf.copy)
+    return out
+
+
+def _parts(cond: Cond) -> Tuple[Cond, ...]:
+    return cond.parts if isinstance(cond, All) else (cond,)
+
+
+def _movable(test: Test, cond: Cond) -> bool:
+    """Whether ``cond`` holds ``test`` among its own parts, a check with no
+    effect (a class or kind check) that no part before it makes possible:
+    none reads into its path, or its path into theirs (``e.args`` needs
+    ``e`` checked first, ``v[0]`` the length of ``v``)."""
+    parts = _parts(cond)
+    if test not in parts or test.kind not in ("isinstance", "kind") or not test.path:
+        return False
+    before = parts[: parts.index(test)]
+    return all(
+        isinstance(part, Test)
+        and part.path
+        and part.path not in test.path
+        and test.path not in part.path
+        for part in before
+    )
+
+
+def _with_first(pattern: LoweredPattern, test: Test) -> LoweredPattern:
+    parts = _parts(pattern.cond)
+    rest = tuple(part for part in parts if part != test)
+    return LoweredPattern(all_of(test, *rest), pattern.bindings)
 
 
 def first_test(cond: Cond) -> Optional[Test]:

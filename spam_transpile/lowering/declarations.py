@@ -10,7 +10,6 @@ import libcst as cst
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.readable_passes import (
     read_differently,
-    stores_in,
     typed_by_class_and_assigned,
 )
 from spam_transpile.lowering.scopes import bound_besides, bound_outside
@@ -60,23 +59,15 @@ def declared_captures(
 
 
 def may_be_declared(
-    match: cst.Match, lowered: Sequence[LoweredPattern], has_walrus: bool
+    match: cst.Match, lowered: Sequence[LoweredPattern]
 ) -> FrozenSet[str]:
-    """The captures :func:`declared_captures` may declare, whatever the
-    function: before 3.8 (no ``has_walrus``), those a guard or an
-    alternative stores; those read from attributes of different classes,
-    those a class checks that another body assigns. Where a capture is declared ``object``, a type
-    checker reads what is assigned to it as ``object``: an item unpacked
-    from a sequence (``major, minor = value``) then loses the class its
-    pattern checked."""
-    names = set(read_differently(lowered))
-    if not has_walrus:
-        names.update(n for p in lowered for alt in stores_in(p.cond) for n, _ in alt)
-        names.update(
-            name
-            for case, pattern in zip(match.cases, lowered)
-            if case.guard is not None
-            for name, _ in pattern.bindings
-        )
-    names.update(typed_by_class_and_assigned(match))
-    return frozenset(names)
+    """The captures :func:`declared_captures` declares in an annotated
+    function whatever the target: those read from attributes of different
+    classes, those a class checks that another body assigns (those stored
+    before 3.8 only show once the chain is printed). Where a capture is
+    declared ``object``, a type checker reads what is assigned to it as
+    ``object``: an item unpacked from a sequence (``major, minor = value``)
+    then loses the class its pattern checked."""
+    return frozenset(read_differently(lowered)) | frozenset(
+        typed_by_class_and_assigned(match)
+    )

@@ -33,6 +33,10 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
+from spam_transpile.lowering.declared_members import (
+    attribute_annotation,
+    method_returns,
+)
 from spam_transpile.lowering.facts import KnownClass, ModuleFacts
 from spam_transpile.lowering.ir import All, Cond, LoweredPattern, Test, all_of
 from spam_transpile.lowering.names import Names, is_builtin_class
@@ -255,14 +259,34 @@ def _declared_type(
         if isinstance(expression, cst.Name):
             found = declared_subject_type(function, expression, facts, builtin)
             return found or rest_capture_type(function, expression.value, match)
+        if _is_slice(expression):
+            assert isinstance(expression, cst.Subscript)
+            sliced = _declared_type(scopes, expression.value, match, facts, builtin)
+            if sliced is None or sliced.kind != "sequence":
+                return None
+            # a list's slice is a list, a tuple's a tuple (of a NamedTuple
+            # too: of no fields, of any length)
+            kept = sliced.cls if sliced.cls in _SEQUENCES else None
+            return DeclaredType("sequence", cls=kept)
         owner = (
             scopes[-2].node if len(scopes) > 1 and scopes[-2].kind == CLASS else None
         )
         if isinstance(owner, cst.ClassDef):
-            returned = method_returns(owner, function, expression)
-            if returned is not None:
-                return _declared(returned, facts, builtin)
+            declared = method_returns(owner, function, expression)
+            if declared is None:
+                declared = attribute_annotation(owner, function, expression)
+            if declared is not None:
+                return _declared(declared, facts, builtin)
     return None
+
+
+def _is_slice(expression: cst.BaseExpression) -> bool:
+    """``x[a:b]`` (a slice, not an item)."""
+    return (
+        isinstance(expression, cst.Subscript)
+        and len(expression.slice) == 1
+        and isinstance(expression.slice[0].slice, cst.Slice)
+    )
 
 
 def rest_capture_type(
@@ -304,49 +328,6 @@ def _rest_captures(pattern: cst.MatchPattern, name: str) -> List[str]:
             if node.name.value == name:
                 found.append("sequence")
     return found
-
-
-def method_returns(
-    owner: cst.ClassDef, method: cst.FunctionDef, call: cst.BaseExpression
-) -> Optional[cst.BaseExpression]:
-    """For ``self.take()`` in ``method`` of ``owner``, where ``self`` is its
-    first parameter and nothing binds it again: the return annotation of the
-    ``def take(self) -> Token`` the class body defines (once, undecorated,
-    nothing else of the body binding the name). A subclass that overrides
-    it is taken to keep the annotation, as a type checker takes it."""
-    if not isinstance(call, cst.Call) or call.args:
-        return None
-    func = call.func
-    params = [*method.params.posonly_params, *method.params.params]
-    if (
-        method.decorators
-        or not params
-        or not isinstance(func, cst.Attribute)
-        or not isinstance(func.value, cst.Name)
-        or func.value.value != params[0].name.value
-        or not parameter_unchanged(method, func.value.value)
-    ):
-        return None
-    if not isinstance(owner.body, cst.IndentedBlock):
-        return None
-    found = [s for s in owner.body.body if _binds(s, func.attr.value)]
-    if len(found) != 1 or not isinstance(found[0], cst.FunctionDef):
-        return None
-    target = found[0]
-    if target.decorators or target.returns is None or target.asynchronous:
-        return None
-    return target.returns.annotation
-
-
-def _binds(statement: cst.BaseStatement, name: str) -> bool:
-    """Whether a statement of a class body binds ``name`` there (a ``def``,
-    a ``class``, or any assignment or import that spells it)."""
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        return statement.name.value == name
-    return any(
-        isinstance(node, cst.Name) and node.value == name
-        for node in descendants(statement)
-    )
 
 
 def trust_declared_type(

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import (
     Callable,
     Dict,
+    FrozenSet,
     Iterator,
     List,
     Mapping,
@@ -59,6 +60,8 @@ from spam_transpile.syntax.cstwalk import children, descendants
 __all__ = [
     "MOST_READS",
     "ClassLookup",
+    "Reader",
+    "case_inlined",
     "field_paths",
     "inline_in",
     "inlined_captures",
@@ -79,52 +82,82 @@ class ClassLookup:
     builtin: Callable[[str], str]
 
 
+@dataclass(frozen=True)
+class Reader:
+    """How the cases of one match statement read the subject, and what is
+    known of the classes they name."""
+
+    function: cst.FunctionDef
+    original: cst.Match
+    #: the user's local name the cases read the subject by (None for a
+    #: temporary of ours)
+    subject: Optional[str]
+    #: for a tuple subject, those of its elements (None for ours)
+    elements: Optional[Sequence[Optional[str]]]
+    classes: ClassLookup
+
+    @property
+    def stable(self) -> FrozenSet[str]:
+        return stable_locals(self.function)
+
+
 def inlined_captures(
-    function: cst.FunctionDef,
-    original: cst.Match,
+    reader: Reader,
     lowered: Sequence[LoweredPattern],
-    subject: Optional[str],
-    elements: Optional[Sequence[Optional[str]]],
-    classes: ClassLookup,
     guards: Mapping[int, GuardReadingValues],
 ) -> Dict[int, Dict[str, str]]:
-    """Per case of ``original`` (in ``function``), the captures its body
-    reads as the values they hold, each with the text it reads instead.
-    ``subject``: the user's local name the cases read the subject by (None
-    for a temporary of ours); ``elements``: for a tuple subject, those of
-    its elements (None for ours)."""
-    stable = stable_locals(function)
+    """Per case of the match, the captures its body reads as the values
+    they hold, each with the text it reads instead."""
+    stable = reader.stable
     found: Dict[int, Dict[str, str]] = {}
-    for index, (case, pattern) in enumerate(zip(original.cases, lowered)):
+    for index, (case, pattern) in enumerate(zip(reader.original.cases, lowered)):
         plan = guards.get(index)
         if case.guard is not None and plan is None:
             continue  # its captures are stored before the guard runs
-        if any(isinstance(node, cst.Match) for node in descendants(case.body)):
-            continue
-        values = {name: value for name, value in pattern.bindings}
-        rebound = bound_in(case.body) | (bound_in(case.guard) if case.guard else set())
         stored = plan.stored if plan is not None else ()
-        chosen: Dict[str, str] = {}
-        for name, path in _subject_paths(
-            case.pattern, subject, elements, classes
-        ).items():
-            root = path.split(".", 1)[0]
-            if (
-                values.get(name) != path
-                or name in stored
-                or name in rebound
-                or root not in stable
-                or root in rebound
-            ):
-                continue
-            reads = _reads_in_own_scope(case.body, name)
-            if reads is None or reads > MOST_READS:
-                continue
-            if used_only_where_captured(function, original, frozenset({name})):
-                chosen[name] = path
+        chosen = case_inlined(reader, case, case.pattern, pattern, stored, stable)
         if chosen:
             found[index] = chosen
     return found
+
+
+def case_inlined(
+    reader: Reader,
+    case: cst.MatchCase,
+    spelled: cst.MatchPattern,
+    pattern: LoweredPattern,
+    stored: Sequence[str] = (),
+    stable: Optional[FrozenSet[str]] = None,
+) -> Dict[str, str]:
+    """The captures ``case`` (of the match, in the function) binds where
+    ``spelled`` (its pattern, or one alternative of it), lowered as
+    ``pattern``, matched, that its body reads as the values they hold;
+    ``stored``: those its guard needs stored."""
+    if any(isinstance(node, cst.Match) for node in descendants(case.body)):
+        return {}
+    stable = reader.stable if stable is None else stable
+    values = {name: value for name, value in pattern.bindings}
+    rebound = bound_in(case.body) | (bound_in(case.guard) if case.guard else set())
+    chosen: Dict[str, str] = {}
+    found = _subject_paths(spelled, reader.subject, reader.elements, reader.classes)
+    for name, path in found.items():
+        root = path.split(".", 1)[0]
+        if (
+            values.get(name) != path
+            or name in stored
+            or name in rebound
+            or root not in stable
+            or root in rebound
+        ):
+            continue
+        reads = _reads_in_own_scope(case.body, name)
+        if reads is None or reads > MOST_READS:
+            continue
+        if used_only_where_captured(
+            reader.function, reader.original, frozenset({name})
+        ):
+            chosen[name] = path
+    return chosen
 
 
 def without_inlined(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple, Un
 
 import libcst as cst
 
+from spam_transpile.lowering.decision_tree import Node
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.read_once import fields_read_once
@@ -42,6 +43,7 @@ from spam_transpile.lowering.guard_values import (
 from spam_transpile.lowering.guards import segments
 from spam_transpile.lowering.inlined_captures import (
     ClassLookup,
+    Reader,
     inlined_captures,
     without_inlined,
 )
@@ -89,6 +91,15 @@ class ReadableMatch(ChainPrinter):
         self._leaving: Optional[int] = None
         #: per case index: the captures its body reads as their values
         self._inlined: Dict[int, Dict[str, str]] = {}
+        #: likewise per alternative of a case written once per alternative
+        self._inlined_alternatives: Dict[Tuple[int, int], Dict[str, str]] = {}
+        #: how the cases read the subject (in a function)
+        self._reader: Optional[Reader] = None
+        #: the patterns the chain writes, each with its case's index (one per
+        #: alternative of a case split_alternatives splits), once planned
+        self._written: List[Tuple[int, LoweredPattern]] = []
+        #: the captures items a class pattern checks were unpacked into
+        self._unpacked_checked: Set[str] = set()
 
     def _subject(self) -> Tuple[str, Optional[str], Subject]:
         chosen = readable_subject(
@@ -141,15 +152,14 @@ class ReadableMatch(ChainPrinter):
             )
         if self.scope_kind == "function" and isinstance(function, cst.FunctionDef):
             subject, elements = self._users_subject()
-            self._inlined = inlined_captures(
+            self._reader = Reader(
                 function,
                 self.original,
-                lowered,
                 subject,
                 elements,
                 ClassLookup(lowering.known_class, self.owner.names.builtin),
-                self._guards,
             )
+            self._inlined = inlined_captures(self._reader, lowered, self._guards)
             lowered = without_inlined(lowered, self._inlined)
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
@@ -187,21 +197,20 @@ class ReadableMatch(ChainPrinter):
         chain: Optional[Union[cst.If, cst.Else]] = None
         if self._doomed and not self._always_matches(cases[-1], lowered[-1]):
             chain = cst.Else(body=cst.IndentedBlock(body=[self._delete()]))
-        self._may_declare = may_be_declared(
-            self.original, lowered, self.owner.target.has_walrus
-        )
+        self._may_declare = may_be_declared(self.original, lowered)
         plan = self._plan(cases, lowered)
         if length is None and self.scope_kind == "function":
             plan = measured_in_branches(
                 plan, self.subject, lambda: self._local_name("size")
             )
-        statements = self._statements_of(plan, chain)
-        if len(statements) == 1:
-            statements = statements_of_lone_case(statements[0])  # type: ignore
-        head = statements[0]
-        statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
-        out += statements
+        statements = self._printed(plan, chain)
         declared = self._declarations(cases, lowered)
+        if set(declared) & self._unpacked_checked:
+            # (what is assigned to a variable declared ``object`` is read as
+            # ``object``: no item a class checked is unpacked into one)
+            self._may_declare |= frozenset(declared)
+            statements = self._printed(plan, chain)
+        out += statements
         kinds = container_captures(self.original) if declared else {}
         out[:0] = [
             raw_statement(f"{name}: {kinds.get(name, 'object')}") for name in declared
@@ -217,6 +226,20 @@ class ReadableMatch(ChainPrinter):
             leading_lines=[*self.node.leading_lines, *first.leading_lines]
         )
         return out
+
+    def _printed(
+        self, plan: Sequence[Node], chain: Optional[Union[cst.If, cst.Else]]
+    ) -> List[cst.BaseStatement]:
+        """The statements of ``plan``, the chain's leading lines on the first;
+        ``chain``: what follows the last case."""
+        self._hoisted, self._guards_inside = set(), set()
+        self._unpacked_checked = set()
+        statements = self._statements_of(plan, chain)
+        if len(statements) == 1:
+            statements = statements_of_lone_case(statements[0])  # type: ignore
+        head = statements[0]
+        statements[0] = head.with_changes(leading_lines=self._lines_before_chain())
+        return statements
 
     def _users_subject(self) -> Tuple[Optional[str], Optional[List[Optional[str]]]]:
         """The user's local name the cases read the subject by (None for our
@@ -264,14 +287,18 @@ class ReadableMatch(ChainPrinter):
         function = self.owner.scopes[-1].node
         if self.scope_kind != "function" or not isinstance(function, cst.FunctionDef):
             return []
+        # (a case written once per alternative assigns each alternative's
+        # values: split_alternatives)
+        written = self._written or list(enumerate(lowered))
         stored: List[str] = []
         if not self.owner.target.has_walrus:
-            for index, (case, pattern) in enumerate(zip(cases, lowered)):
+            for index, pattern in written:
                 stored += [n for alt in stores_in(pattern.cond) for n, _ in alt]
-                if case.guard is not None:
+                if cases[index].guard is not None:
                     stored += self._stored_before_guard(index, pattern)
+        patterns = [pattern for _, pattern in written]
         return declared_captures(
-            function, self.original, lowered, stored, self._annotated_function()
+            function, self.original, patterns, stored, self._annotated_function()
         )
 
     def _shared_length(

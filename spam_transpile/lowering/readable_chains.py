@@ -64,7 +64,13 @@ from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
     names_read,
 )
-from spam_transpile.lowering.inlined_captures import inline_in
+from spam_transpile.lowering.inlined_captures import (
+    Reader,
+    case_inlined,
+    inline_in,
+    without_inlined,
+)
+from spam_transpile.lowering.split_alternatives import split_patterns
 from spam_transpile.lowering.scopes import is_annotated
 from spam_transpile.syntax.cstwalk import descendants
 
@@ -95,6 +101,17 @@ def raw_statement(text: str) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine(body=[cst.Expr(Raw(text))])
 
 
+def _placed(node: Node, origin: Sequence[Tuple[int, Optional[int]]]) -> Node:
+    """``node`` of the tree over the alternatives, its leaves numbered by
+    the case each is of; an alternative after the first, a copy (it takes
+    no leading lines, stores nothing for a whole branch)."""
+    if isinstance(node, Branch):
+        return replace(node, children=tuple(_placed(c, origin) for c in node.children))
+    index, alternative = origin[node.index]
+    copy = node.copy or bool(alternative)
+    return replace(node, index=index, alternative=alternative, copy=copy)
+
+
 class ChainPrinter:
     """Prints the plan of one match statement (the attributes below are
     set by :class:`.readable.ReadableMatch`)."""
@@ -110,8 +127,12 @@ class ChainPrinter:
     _guards_inside: Set[int]
     _hoisted: Set[int]
     _inlined: Dict[int, Dict[str, str]]
+    _inlined_alternatives: Dict[Tuple[int, int], Dict[str, str]]
+    _reader: Optional[Reader]
+    _written: List[Tuple[int, LoweredPattern]]
     #: the captures declarations.py may declare ``object``
     _may_declare: FrozenSet[str]
+    _unpacked_checked: Set[str]
     _leaving: Optional[int]
     _doomed: List[str]
     _chosen: ChosenSubject
@@ -147,9 +168,42 @@ class ChainPrinter:
         no case matched, which a nested test would skip)."""
         if not self._nests():
             return [Leaf(index, pattern) for index, pattern in enumerate(lowered)]
-        return tree_of_cases(
-            cases, lowered, True, self.owner.names.builtin, True, self._stable_paths()
+        patterns, origin = self._alternatives(lowered)
+        self._written = [(index, p) for (index, _), p in zip(origin, patterns)]
+        tree = tree_of_cases(
+            [cases[index] for index, _ in origin],
+            patterns,
+            True,
+            self.owner.names.builtin,
+            True,
+            self._stable_paths(),
         )
+        return [_placed(node, origin) for node in tree]
+
+    def _alternatives(
+        self, lowered: Sequence[LoweredPattern]
+    ) -> Tuple[List[LoweredPattern], List[Tuple[int, Optional[int]]]]:
+        """The cases' patterns, one per alternative where a case is written
+        once per alternative (:mod:`.split_alternatives`), each with the case
+        it is of and which alternative (None: the whole case)."""
+        patterns: List[LoweredPattern] = []
+        origin: List[Tuple[int, Optional[int]]] = []
+        for index, pattern in enumerate(lowered):
+            case = self.original.cases[index]
+            split = split_patterns(case, pattern, TOGETHER) if self._reader else None
+            if split is None:
+                patterns.append(pattern)
+                origin.append((index, None))
+                continue
+            for number, (spelled, alternative) in enumerate(split):
+                assert self._reader is not None
+                inlined = case_inlined(self._reader, case, spelled, alternative)
+                if inlined:
+                    self._inlined_alternatives[(index, number)] = inlined
+                    alternative = without_inlined([alternative], {0: inlined})[0]
+                patterns.append(alternative)
+                origin.append((index, number))
+        return patterns, origin
 
     def _stable_paths(self) -> FrozenSet[str]:
         """The fields of a declared ``NamedTuple`` read from a variable
@@ -226,7 +280,7 @@ class ChainPrinter:
         case = self.node.cases[leaf.index]
         if not self._always_matches(case, leaf.pattern):
             return None
-        body = self._body(case, leaf.pattern)
+        body = self._body(case, leaf.pattern, alternative=leaf.alternative)
         if body.footer:
             return None  # comments after the body: no statement to go before
         statements: List[Any] = list(body.body)
@@ -276,7 +330,9 @@ class ChainPrinter:
                 continue
             case = self.node.cases[node.index]
             otherwise = last and not first and chain is None
-            chain = self._case(case, node.pattern, chain, otherwise, lines)
+            chain = self._case(
+                case, node.pattern, chain, otherwise, lines, node.alternative
+            )
         return merged_same_bodies(chain, Raw)
 
     def _kind_test_alone(self, branch: Branch, test: Test) -> Test:
@@ -330,15 +386,18 @@ class ChainPrinter:
         orelse: Optional[Union[cst.If, cst.Else]],
         may_be_else: bool,
         leading_lines: Sequence[cst.EmptyLine],
+        alternative: Optional[int] = None,
     ) -> Union[cst.If, cst.Else]:
         """``may_be_else``: the last of its chain, after another: ``else:``
-        where it always matches."""
+        where it always matches; ``alternative``: the alternative of its
+        or-pattern it stands for (:mod:`.split_alternatives`)."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
         if orelse is None and self._may_guard_inside(index, pattern):
             return self._guard_inside(index, pattern, leading_lines)
         plan = None if index in self._hoisted else self._guards.get(index)
         guard = case.guard if plan is None else plan.guard
-        body = self._body(case, pattern, index if plan is not None else None)
+        assigned = index if plan is not None else None
+        body = self._body(case, pattern, assigned, alternative)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
         if index == len(self.node.cases) - 1 and guard is None:
@@ -375,13 +434,16 @@ class ChainPrinter:
         case: cst.MatchCase,
         pattern: LoweredPattern,
         assigned: Optional[int] = None,
+        alternative: Optional[int] = None,
     ) -> cst.IndentedBlock:
         """The case's body, its captures assigned first where no guard
         stored them (``assigned``: the case's index, where its guard read
         their values instead) and, in module and class bodies, the
-        temporaries deleted."""
+        temporaries deleted; ``alternative``: as in :meth:`_case`."""
         index = next(i for i, c in enumerate(self.node.cases) if c is case)
-        inlined = self._inlined.get(index)
+        inlined = dict(self._inlined.get(index, {}))
+        if alternative is not None:
+            inlined.update(self._inlined_alternatives.get((index, alternative), {}))
         body = indented_block(inline_in(case.body, inlined) if inlined else case.body)
         first: List[cst.BaseStatement] = []
         if assigned is not None:
@@ -396,7 +458,8 @@ class ChainPrinter:
                     case, LoweredPattern(pattern.cond, used), used == pattern.bindings
                 )
         elif case.guard is None and pattern.bindings:
-            first += self._binding_statements(case, pattern, not inlined)
+            every = not inlined and alternative is None
+            first += self._binding_statements(case, pattern, every)
         if self._doomed:
             first.append(self._delete())
         if first:
@@ -470,7 +533,10 @@ class ChainPrinter:
         declared ``object`` (:attr:`_may_declare`)."""
         if not is_annotated(self.owner.scopes[-1].node):
             return True
-        return name not in self._may_declare
+        if name in self._may_declare:
+            return False
+        self._unpacked_checked.add(name)
+        return True
 
     def _nests(self) -> bool:
         """Whether the decision tree may nest cases (:meth:`_plan`): in a
