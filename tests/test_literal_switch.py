@@ -298,3 +298,21 @@ def test_a_split_in_a_nested_block_keeps_its_columns(tmp_path: Path) -> None:
     assert "first_equal" in out
     assert len(out.splitlines()) == len(source.splitlines())
     assert_runs_like_native(_program(source), transpile(_program(source)), tmp_path)
+
+
+def test_a_shared_kind_on_the_match_line_keeps_the_run_whole(tmp_path: Path) -> None:
+    # (fuzz seed 66: the match line's one statement was the kind the later
+    # cases share, which the split's line dropped: UnboundLocalError)
+    literals = ["'a' | 3 | -1", "'a'", "8", "'ab'", "16", "5", "12 | '' | 'a'"]
+    literals += ["'if' | -1", "'b'", "14", "'b'"]
+    cases = "".join(
+        f"        case {literal}:\n            return {i}\n"
+        for i, literal in enumerate(literals)
+    )
+    source = (
+        "def f(s):\n    match s:\n" + cases + "        case [0, *_] | {} | {}:\n"
+        "            return 'container'\n    return None\n\n\ng = f\n"
+    )
+    out = transpile(source, target="3.9")
+    assert "first_equal" not in out
+    assert_runs_like_native(_program(source), transpile(_program(source)), tmp_path)

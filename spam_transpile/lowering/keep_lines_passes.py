@@ -45,6 +45,8 @@ class PlanPasses:
     subject_temp: Optional[str]
     element_temps: List[str]
     subject_info: Optional[Subject]
+    #: the facts the first run of cases shares, once computed
+    facts: SubjectFacts
     _guards: Dict[int, cst.BaseExpression]
     _body_stores: Dict[int, List[Tuple[str, str]]]
     #: the string literals of the cases' patterns, once asked for
@@ -279,6 +281,9 @@ class PlanPasses:
             or self.element_temps
             or (self.subject_info is not None and self.subject_info.elements)
             or len(first.body) != 1
+            # (the line's one statement may be a fact that reads the subject
+            # first, ``_spam_kind1 = ...``: the split's line would drop it)
+            or self.facts.statements
             or header_breaks
         ):
             return None
