@@ -324,3 +324,20 @@ def test_an_attribute_set_elsewhere_or_hooked_is_tested(owner: str) -> None:
 def test_declared_members_run_as_natively(target: str, tmp_path: Path) -> None:
     source = MEMBERS.read_text("utf-8")
     assert_runs_like_native(source, _members(target), tmp_path, (target,))
+
+
+def test_a_parameter_whose_default_is_none_is_not_trusted(tmp_path: Path) -> None:
+    # (``tags: dict = None``: the annotation does not say what the default is)
+    source = (
+        "def f(tags: dict = None) -> object:\n"
+        "    match tags:\n"
+        "        case {'env': env}:\n"
+        "            return env\n"
+        "    return 'none'\n"
+        "\n"
+        "\n"
+        "print(f(), f({'env': 1}), f({}))\n"
+    )
+    out = _readable(source)
+    assert "isinstance(tags, (dict, Mapping))" in out
+    assert_runs_like_native(source, out, tmp_path, ("3.9",))

@@ -147,6 +147,9 @@ def _annotation_of(
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
         if param.name.value == name and param.annotation is not None:
+            if isinstance(param.default, cst.Name) and param.default.value == "None":
+                # ``tags: dict = None``: the annotation leaves out the default
+                return None
             return param.annotation.annotation
     return None
 
