@@ -31,9 +31,10 @@ frozen field is set with ``object.__setattr__``, could read differently
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import (
     Callable,
+    Collection,
     Dict,
     FrozenSet,
     Iterator,
@@ -65,6 +66,7 @@ __all__ = [
     "field_paths",
     "inline_in",
     "inlined_captures",
+    "without_captures",
     "without_inlined",
 ]
 
@@ -95,10 +97,11 @@ class Reader:
     #: for a tuple subject, those of its elements (None for ours)
     elements: Optional[Sequence[Optional[str]]]
     classes: ClassLookup
+    #: the function's locals no nested scope rebinds (one walk per match)
+    stable: FrozenSet[str] = field(init=False)
 
-    @property
-    def stable(self) -> FrozenSet[str]:
-        return stable_locals(self.function)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stable", stable_locals(self.function))
 
 
 def inlined_captures(
@@ -108,14 +111,13 @@ def inlined_captures(
 ) -> Dict[int, Dict[str, str]]:
     """Per case of the match, the captures its body reads as the values
     they hold, each with the text it reads instead."""
-    stable = reader.stable
     found: Dict[int, Dict[str, str]] = {}
     for index, (case, pattern) in enumerate(zip(reader.original.cases, lowered)):
         plan = guards.get(index)
         if case.guard is not None and plan is None:
             continue  # its captures are stored before the guard runs
         stored = plan.stored if plan is not None else ()
-        chosen = case_inlined(reader, case, case.pattern, pattern, stored, stable)
+        chosen = case_inlined(reader, case, case.pattern, pattern, stored)
         if chosen:
             found[index] = chosen
     return found
@@ -127,7 +129,6 @@ def case_inlined(
     spelled: cst.MatchPattern,
     pattern: LoweredPattern,
     stored: Sequence[str] = (),
-    stable: Optional[FrozenSet[str]] = None,
 ) -> Dict[str, str]:
     """The captures ``case`` (of the match, in the function) binds where
     ``spelled`` (its pattern, or one alternative of it), lowered as
@@ -135,7 +136,7 @@ def case_inlined(
     ``stored``: those its guard needs stored."""
     if any(isinstance(node, cst.Match) for node in descendants(case.body)):
         return {}
-    stable = reader.stable if stable is None else stable
+    stable = reader.stable
     values = {name: value for name, value in pattern.bindings}
     rebound = bound_in(case.body) | (bound_in(case.guard) if case.guard else set())
     chosen: Dict[str, str] = {}
@@ -165,18 +166,15 @@ def without_inlined(
 ) -> List[LoweredPattern]:
     """The cases with no assignment of the captures their bodies inline."""
     return [
-        (
-            LoweredPattern(
-                pattern.cond,
-                tuple(
-                    (n, v) for n, v in pattern.bindings if n not in inlined.get(i, {})
-                ),
-            )
-            if i in inlined
-            else pattern
-        )
+        without_captures(pattern, inlined[i]) if i in inlined else pattern
         for i, pattern in enumerate(lowered)
     ]
+
+
+def without_captures(pattern: LoweredPattern, names: Collection[str]) -> LoweredPattern:
+    """``pattern`` assigning none of ``names``."""
+    kept = tuple((n, v) for n, v in pattern.bindings if n not in names)
+    return LoweredPattern(pattern.cond, kept)
 
 
 def inline_in(body: cst.BaseSuite, values: Mapping[str, str]) -> cst.BaseSuite:

@@ -68,7 +68,7 @@ from spam_transpile.lowering.inlined_captures import (
     Reader,
     case_inlined,
     inline_in,
-    without_inlined,
+    without_captures,
 )
 from spam_transpile.lowering.split_alternatives import split_patterns
 from spam_transpile.lowering.scopes import is_annotated
@@ -200,7 +200,7 @@ class ChainPrinter:
                 inlined = case_inlined(self._reader, case, spelled, alternative)
                 if inlined:
                     self._inlined_alternatives[(index, number)] = inlined
-                    alternative = without_inlined([alternative], {0: inlined})[0]
+                    alternative = without_captures(alternative, inlined)
                 patterns.append(alternative)
                 origin.append((index, number))
         return patterns, origin
