@@ -51,8 +51,7 @@ from spam_transpile.lowering.positions import in_source_order
 from spam_transpile.lowering.scopes import functions_in_order
 from spam_transpile.lowering.facts import ModuleFacts, binding_counts, module_facts
 from spam_transpile.lowering.project_facts import ProjectFacts, declared_classes
-from spam_transpile.files.line_length import line_length_for
-from spam_transpile.lowering.readable_chains import LINE_LENGTH
+from spam_transpile.files.line_length import line_limits_for
 from spam_transpile.lowering.readable_file import format_readable, with_line_endings
 from spam_transpile.lowering.transformer import MatchLowering
 from spam_transpile.syntax.parse import (
@@ -67,7 +66,7 @@ from spam_transpile.syntax.parse import (
     parse_source,
 )
 from spam_transpile.syntax.partial import lowering_of, partial_source
-from spam_transpile.settings import LAYOUTS, Target, parse_target
+from spam_transpile.settings import LAYOUTS, LineLimits, Target, parse_target
 
 # The stack and recursion limit of the worker thread: room for a recursion
 # depth of tens of thousands of frames (2,000 cases, 10,000-term sums).
@@ -140,6 +139,10 @@ def transpile_with_warnings(
     deferred = check_compiles(text, filename) if judged else None
     check_pattern_nesting(source, filename, matches, lines.lines)
     lowered = None
+    limits = LineLimits()
+    if style == "readable" and project is not None:
+        limits, consulted = line_limits_for(filename)
+        project.note(filename, consulted)
     if view.tree is not None and style == "keep-lines" and version.has_walrus:
         # Before 3.8 the lowering searches every expression for ``:=``.
         lowered = _deep(
@@ -154,7 +157,7 @@ def transpile_with_warnings(
     if lowered is None:
         try:
             lowered = _lower_whole_file(
-                source, lines, view, filename, version, style, project
+                source, lines, view, filename, version, style, project, limits
             )
         except TranspileError as error:
             if view.tree is None or not _TAB_INDENTED.search(source):
@@ -164,7 +167,7 @@ def transpile_with_warnings(
             lines = split_layout(source, expand_tabs=True)
             try:
                 lowered = _lower_whole_file(
-                    source, lines, view, filename, version, style, project
+                    source, lines, view, filename, version, style, project, limits
                 )
             except TranspileError:
                 raise error from None
@@ -178,11 +181,7 @@ def transpile_with_warnings(
         return source, warnings
     if style == "readable":
         # Lines move in this layout; what must hold is that it compiles.
-        line_length = LINE_LENGTH
-        if project is not None:
-            line_length, consulted = line_length_for(filename)
-            project.note(filename, consulted)
-        output = format_readable(lines.text, output, filename, line_length)
+        output = format_readable(lines.text, output, filename, limits.wrap)
         output = with_line_endings(source, output)
         check_output_compiles(source, output, filename)
         return output, warnings
@@ -206,6 +205,7 @@ def _lower_whole_file(
     version: Target,
     style: str,
     project: Optional[ProjectFacts] = None,
+    limits: LineLimits = LineLimits(),
 ) -> Optional[Tuple[str, List[TranspileWarning]]]:
     """LibCST parses the whole file, and the lowering runs on it; None when
     the file is to be returned as it is (nothing LibCST can lower in it)."""
@@ -235,6 +235,7 @@ def _lower_whole_file(
             in_source_order(matches),
             view.nodes() if tree is view.tree and tree is not None else None,
             project=project,
+            limits=limits,
         )
     except TranspileError as error:
         raise _original_columns(error, lines) from None
@@ -304,6 +305,7 @@ def _lower_module(
     nodes: Optional[List[ast.AST]] = None,
     facts: Optional[ModuleFacts] = None,
     project: Optional[ProjectFacts] = None,
+    limits: LineLimits = LineLimits(),
 ) -> Tuple[str, List[TranspileWarning]]:
     """``nodes``: every node of ``tree`` (CPythonView.nodes), walked once;
     ``facts``: the module's facts, when the caller has them at hand."""
@@ -333,6 +335,7 @@ def _lower_module(
         facts,
         style,  # the output layout
         matches_in_order,
+        limits,
     )
     result = transformer.rewrite()
     if transformer.failed is not None:

@@ -52,3 +52,20 @@ def parse_target(target: str, *, filename: str = "<unknown>") -> Target:
         f"unknown target {target!r} (supported: {', '.join(SUPPORTED_TARGETS)})",
         filename=filename,
     )
+
+
+class LineLimits(NamedTuple):
+    """How wide the readable layout's lines may be: ``wrap``, the length
+    black wraps at (the output must stay black-stable), and ``limit``, the
+    narrowest a linter of the project allows. With nothing configured,
+    black's 88 and flake8's 79: black joins a statement wrapped shorter
+    than 88 again, so a statement whose one-line form is 80 to 88 columns
+    wide is written in a narrower shape instead (lowering/line_fit.py)."""
+
+    wrap: int = 88
+    limit: int = 79
+
+    @property
+    def narrower(self) -> bool:
+        """Whether black may leave lines the linter rejects."""
+        return self.limit < self.wrap

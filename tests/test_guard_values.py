@@ -64,7 +64,7 @@ def _readable(target: str = "3.9") -> str:
     [
         'isinstance(value["name"], str) and len(value) == 1',
         # read in the body too: made there, as CPython makes it
-        "and len(value) > 2\n",
+        'and len(value) > 2 and value["port"] > 0',
         "rest = dict(value)",
         # ``not rest or ...``: each operand of ``or`` and ``and``
         'len(value) == 1 or value["name"] == "abcd"',

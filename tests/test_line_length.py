@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from cli_invoke import invoke, make_tree
-from spam_transpile.files.line_length import DEFAULT, line_length_for
+from spam_transpile.files.line_length import DEFAULT, line_limits_for
+from spam_transpile.settings import LineLimits
 
 SOURCE = """\
 def route(event):
@@ -28,10 +29,25 @@ def route(event):
     "files, expected",
     [
         ({}, DEFAULT),
-        ({"pyproject.toml": "[tool.black]\nline-length = 79\n"}, 79),
-        ({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, 100),
-        ({"setup.cfg": "[flake8]\nmax-line-length = 99\n"}, 99),
-        ({".flake8": "[flake8]\nmax_line_length = 72\n"}, 72),
+        ({"pyproject.toml": "[tool.black]\nline-length = 79\n"}, (79, 79)),
+        ({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, (100, 100)),
+        ({"setup.cfg": "[flake8]\nmax-line-length = 99\n"}, (99, 99)),
+        ({".flake8": "[flake8]\nmax_line_length = 72\n"}, (72, 72)),
+        # black wraps at its length, flake8 checks at its own, no wider
+        (
+            {
+                "pyproject.toml": "[tool.black]\nline-length = 88\n",
+                "setup.cfg": "[flake8]\nmax-line-length = 79\n",
+            },
+            (88, 79),
+        ),
+        (
+            {
+                "pyproject.toml": "[tool.black]\nline-length = 88\n",
+                "tox.ini": "[flake8]\nmax-line-length = 100\n",
+            },
+            (88, 88),
+        ),
         (
             {
                 "pyproject.toml": (
@@ -39,7 +55,7 @@ def route(event):
                     "[tool.black]\nline-length = 100\n"
                 )
             },
-            70,
+            (70, 70),
         ),
         # nearest first: the package's own setting over the root's
         (
@@ -47,19 +63,19 @@ def route(event):
                 "pyproject.toml": "[tool.black]\nline-length = 100\n",
                 "pkg/setup.cfg": "[flake8]\nmax-line-length = 79\n",
             },
-            79,
+            (79, 79),
         ),
         ({"pyproject.toml": "[tool.black]\nline-length = 'x'\n"}, DEFAULT),
         ({"pyproject.toml": "not toml ["}, DEFAULT),
     ],
 )
 def test_the_setting_is_found_as_the_tools_find_theirs(
-    files: dict, expected: int, tmp_path: Path
+    files: dict, expected: LineLimits, tmp_path: Path
 ) -> None:
     (tmp_path / ".git").mkdir()
     make_tree(tmp_path, {**files, "pkg/mod.py": SOURCE})
-    length, consulted = line_length_for(str(tmp_path / "pkg/mod.py"))
-    assert length == expected
+    limits, consulted = line_limits_for(str(tmp_path / "pkg/mod.py"))
+    assert limits == expected
     for name, text in files.items():
         path = str((tmp_path / name).resolve())
         assert path not in consulted or consulted[path] != ""

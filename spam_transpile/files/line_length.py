@@ -1,13 +1,15 @@
-"""The line length the readable layout wraps generated code at: the one the
-file's project gives its formatter and linter.
+"""How wide the readable layout may write lines: the lengths the file's
+project gives its formatter and its linter.
 
-From the file's folder upwards to the root of its repository, the first of:
-``line-length`` in ``[tool.spam-transpile]``, ``[tool.black]`` or
-``[tool.ruff]`` of a ``pyproject.toml``; ``max-line-length`` in the
-``[flake8]`` section of ``setup.cfg``, ``tox.ini`` or ``.flake8``. Else
-black's default, 88. Each file looked at is reported with the digest of its
-bytes, so an output made with one length is not served from a cache once
-the setting changes.
+From the file's folder upwards to the root of its repository, the first
+folder that sets one decides. The length black wraps at: ``line-length`` in
+``[tool.spam-transpile]``, ``[tool.black]`` or ``[tool.ruff]`` of its
+``pyproject.toml``, else ``max-line-length`` in the ``[flake8]`` section of
+its ``setup.cfg``, ``tox.ini`` or ``.flake8``; the limit lines keep to:
+flake8's setting where there is one, no wider than the first. With nothing
+set, black's default 88 and flake8's 79. Each file looked at is reported
+with the digest of its bytes, so an output made with one length is not
+served from a cache once the setting changes.
 """
 
 from __future__ import annotations
@@ -18,20 +20,23 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from spam_transpile.files.config import tomllib
+from spam_transpile.settings import LineLimits
 
-DEFAULT = 88
+DEFAULT = LineLimits()
 _TOML_TABLES = ("spam-transpile", "black", "ruff")
 _INI_FILES = ("setup.cfg", "tox.ini", ".flake8")
 
 
-def line_length_for(filename: str) -> Tuple[int, Dict[str, str]]:
-    """The line length for ``filename`` (a file on disk), and the files that
-    decided it, each with its digest ("" for one looked for and absent)."""
+def line_limits_for(filename: str) -> Tuple[LineLimits, Dict[str, str]]:
+    """The line limits for ``filename`` (a file on disk), and the files that
+    decided them, each with its digest ("" for one looked for and absent)."""
     consulted: Dict[str, str] = {}
     path = Path(filename)
     if not path.is_file():
         return DEFAULT, consulted
     for folder in path.resolve().parents:
+        wrap: Optional[int] = None
+        lint: Optional[int] = None
         for name in ("pyproject.toml", *_INI_FILES):
             candidate = folder / name
             raw = _read(candidate)
@@ -39,9 +44,14 @@ def line_length_for(filename: str) -> Tuple[int, Dict[str, str]]:
                 consulted[str(candidate)] = ""  # one made later decides
                 continue
             consulted[str(candidate)] = hashlib.sha256(raw).hexdigest()
-            found = _from_toml(raw) if name == "pyproject.toml" else _from_ini(raw)
-            if found is not None:
-                return found, consulted
+            if name == "pyproject.toml":
+                wrap = _from_toml(raw)
+            elif lint is None:
+                lint = _from_ini(raw)
+        if wrap is not None or lint is not None:
+            width = wrap if wrap is not None else lint
+            assert width is not None
+            return LineLimits(width, min(width, lint or width)), consulted
         if (folder / ".git").exists() or (folder / ".hg").is_dir():
             break
     return DEFAULT, consulted

@@ -110,6 +110,10 @@ class _Cases:
     #: paths no guard can change (a declared ``NamedTuple``'s fields, read
     #: from a variable nothing rebinds while the match runs)
     stable_paths: AbstractSet[str] = frozenset()
+    #: whether a case's tests, written as one ``if`` that many branches
+    #: deep, are too wide for a line: then a case alone nests under its
+    #: first test where that is exact (see line_fit.py)
+    too_wide: Callable[[Leaf, int], bool] = lambda leaf, depth: False
 
 
 def decision_tree(
@@ -120,6 +124,7 @@ def decision_tree(
     small: AbstractSet[int] = frozenset(),
     builtin: Optional[Callable[[str], str]] = None,
     stable_paths: AbstractSet[str] = frozenset(),
+    too_wide: Callable[[Leaf, int], bool] = lambda leaf, depth: False,
 ) -> List[Node]:
     """The cases of one match statement as a list of nodes, in case order.
 
@@ -132,7 +137,14 @@ def decision_tree(
     after), as a person writes a dispatch that ends with a default.
     """
     leaves = [Leaf(index, pattern) for index, pattern in enumerate(patterns)]
-    cases = _Cases(guarded, code_guards, leaving, small, stable_paths=stable_paths)
+    cases = _Cases(
+        guarded,
+        code_guards,
+        leaving,
+        small,
+        stable_paths=stable_paths,
+        too_wide=too_wide,
+    )
     if builtin is not None:
         cases = replace(cases, builtin_class=_builtin_classes(builtin))
     return _nested(leaves, cases)
@@ -151,6 +163,7 @@ def tree_of_cases(
     builtin: Callable[[str], str],
     trusts_operators: bool = False,
     stable_paths: AbstractSet[str] = frozenset(),
+    too_wide: Callable[[Leaf, int], bool] = lambda leaf, depth: False,
 ) -> List[Node]:
     """:func:`decision_tree` of one match statement's cases, with what it
     needs to know of their guards and bodies. ``builtin``: how the module
@@ -171,20 +184,20 @@ def tree_of_cases(
     leaving = leaving_cases(cases)
     small = {i for i, case in enumerate(cases) if one_short_line(case.body)}
     return decision_tree(
-        lowered, guarded, code_guards, leaving, small, builtin, stable_paths
+        lowered, guarded, code_guards, leaving, small, builtin, stable_paths, too_wide
     )
 
 
-def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
+def _nested(leaves: Sequence[Leaf], cases: _Cases, depth: int = 0) -> List[Node]:
     out: List[Node] = []
     leaves = list(leaves)
     start = 0
     while start < len(leaves):
-        test, end, how = _group_at(leaves, start, cases)
+        test, end, how = _group_at(leaves, start, cases, depth)
         if how is None and end == start + 1:
             # (reordered only where the reordered cases then nest)
             moved = leaves[:start] + _shared_test_first(leaves[start:], cases)
-            test, end, how = _group_at(moved, start, cases)
+            test, end, how = _group_at(moved, start, cases, depth)
             if how is not None:
                 leaves = moved
         group, after = leaves[start:end], leaves[end:]
@@ -192,7 +205,7 @@ def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
             rests = [Leaf(leaf.index, _after_first(leaf.pattern)) for leaf in group]
             if how == _WITH_COPY:
                 rests.append(Leaf(after[0].index, after[0].pattern, copy=True))
-            children = tuple(_nested(rests, cases))
+            children = tuple(_nested(rests, cases, depth + 1))
             tests: Tuple[Test, ...] = (test,)
             if len(children) == 1 and isinstance(children[0], Branch):
                 # the cases share the next test too: one ``if`` for both
@@ -206,7 +219,7 @@ def _nested(leaves: Sequence[Leaf], cases: _Cases) -> List[Node]:
 
 
 def _group_at(
-    leaves: Sequence[Leaf], start: int, cases: _Cases
+    leaves: Sequence[Leaf], start: int, cases: _Cases, depth: int
 ) -> Tuple[Optional[Test], int, Optional[str]]:
     """The test the cases from ``start`` open with, where the run of those
     sharing it ends, and how it nests (None: it does not)."""
@@ -221,7 +234,8 @@ def _group_at(
         end += 1
     if test is None:
         return None, end, None
-    return test, end, _nesting(test, leaves[start:end], leaves[end:], cases)
+    group = leaves[start:end]
+    return test, end, _nesting(test, group, leaves[end:], cases, depth)
 
 
 def _shared_test_first(leaves: List[Leaf], cases: _Cases) -> List[Leaf]:
@@ -329,12 +343,24 @@ _WITH_COPY = "with a copy of the last case"
 
 
 def _nesting(
-    test: Test, group: Sequence[Leaf], after: Sequence[Leaf], cases: _Cases
+    test: Test,
+    group: Sequence[Leaf],
+    after: Sequence[Leaf],
+    cases: _Cases,
+    depth: int = 0,
 ) -> Optional[str]:
     """How ``group`` nests under ``test`` exactly: within its chain, as the
-    last of its chain, or (None) not at all."""
+    last of its chain, or (None) not at all. A case alone nests only where
+    its tests are too wide for one line (:attr:`_Cases.too_wide`), and
+    within its chain."""
     if len(group) < 2:
-        return None
+        # (nested with nothing after it in its ``if``, a case alone is two
+        # ``if``s a linter asks to join again: only within its chain)
+        alone = after and _alone_nests(group[0], cases, depth)
+        if not alone or _may_change(group[0], cases, test):
+            return None
+        together = all(_excludes(test, leaf.pattern.cond, cases) for leaf in after)
+        return _IN_CHAIN if together else None
     assert not any(_closes(leaf, cases, test) for leaf in group[:-1])
     if not after or _always(group[-1], cases.guarded):
         return _IN_CHAIN
@@ -354,6 +380,13 @@ def _nesting(
     ):
         return _WITH_COPY
     return None
+
+
+def _alone_nests(leaf: Leaf, cases: _Cases, depth: int) -> bool:
+    """Whether a case alone under its first test nests there: where it
+    has more to test and is too wide for one line."""
+    rest = _after_first(leaf.pattern).cond
+    return not is_true(rest) and not leaf.copy and cases.too_wide(leaf, depth)
 
 
 def _excludes(test: Test, cond: Cond, cases: _Cases) -> bool:

@@ -47,9 +47,14 @@ from spam_transpile.lowering.scopes import (
     own_nodes,
     parameter_unchanged,
 )
-from spam_transpile.syntax.cstwalk import descendants
+from spam_transpile.syntax.cstwalk import descendants, pattern_nodes
 
-__all__ = ["DeclaredType", "declared_types", "trusting_declarations"]
+__all__ = [
+    "DeclaredType",
+    "declared_types",
+    "trusting_declarations",
+    "values_untyped",
+]
 
 _SEQUENCES = frozenset({"list", "tuple"})
 _TYPING_SEQUENCES = {"List": "list", "Tuple": "tuple"}
@@ -93,6 +98,64 @@ def declared_subject_type(
     if made is not None or not isinstance(assigned, cst.AnnAssign):
         return made
     return _declared(assigned.annotation.annotation, facts, builtin)
+
+
+def values_untyped(
+    function: Optional[cst.CSTNode],
+    subject: cst.BaseExpression,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+) -> bool:
+    """Whether a type checker reads what the match finds in ``subject`` as
+    ``Any``: ``subject`` is a parameter of ``function`` declared ``object``
+    or ``Any``, or not at all, that it never binds again (a mapping check
+    narrows it to ``Mapping[Any, Any]``, and so on down)."""
+    if not isinstance(function, cst.FunctionDef) or not isinstance(subject, cst.Name):
+        return False
+    params = function.params
+    found = [
+        param
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        if param.name.value == subject.value
+    ]
+    if not found:
+        return _rest_of_untyped(function, subject.value, facts, builtin)
+    if len(found) != 1 or not parameter_unchanged(function, subject.value):
+        return False
+    if found[0].annotation is None:
+        return True
+    annotation = found[0].annotation.annotation
+    if isinstance(annotation, cst.Name) and annotation.value == "object":
+        return builtin("object") == "object"
+    if isinstance(annotation, cst.Name) and annotation.value == "Any":
+        return facts.from_imports.get("Any") == ("typing", "Any")
+    return False
+
+
+def _rest_of_untyped(
+    function: cst.FunctionDef,
+    name: str,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+) -> bool:
+    """Whether ``name`` is bound once, as the ``**name`` of a mapping
+    pattern in a match on such a parameter: a ``dict`` of its ``Any``s."""
+    if binding_sites(function, name) != 1:
+        return False
+    for node in own_nodes(function):
+        if not isinstance(node, cst.Match):
+            continue
+        if any(
+            isinstance(part, cst.MatchMapping)
+            and part.rest is not None
+            and part.rest.value == name
+            for case in node.cases
+            for part in pattern_nodes(case.pattern)
+        ):
+            return isinstance(node.subject, cst.Name) and values_untyped(
+                function, node.subject, facts, builtin
+            )
+    return False
 
 
 def _displayed(

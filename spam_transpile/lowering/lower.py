@@ -22,7 +22,7 @@ statement spells as a tuple display has a known kind and length.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Sequence, Set, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
 import libcst as cst
 
@@ -107,6 +107,16 @@ class Lowering:
         #: reads it by, and which of those it must import (see :meth:`abc`)
         self.abc_names: Dict[str, str] = {}
         self.abc_imports: Dict[str, str] = {}
+        #: readable, where the mappings the match tests hold values typed
+        #: ``Any`` (its subject is a parameter declared ``object``): a key's
+        #: class check may read ``get``, but for these captures (None: no
+        #: key's may)
+        self.untyped_mappings: Optional[FrozenSet[str]] = None
+        #: readable: a mapping check spelled ``isinstance(x, Mapping)``,
+        #: without the ``dict`` that answers at once (line_fit.py)
+        self.abc_mappings = False
+        #: likewise ``isinstance(x, Sequence)``, without ``list`` and ``tuple``
+        self.abc_sequences = False
         #: readable: the ``collections.abc`` names the written code reads
         self.used_abcs: Set[str] = set()
         #: keep-lines, while a case header over several lines is lowered: the

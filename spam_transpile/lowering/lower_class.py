@@ -26,6 +26,17 @@ from spam_transpile.lowering.subpatterns import (
 
 
 def lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
+    untyped = low.untyped_mappings
+    if class_keywords(p) or class_lowering(low, p) != "self":
+        # An attribute is typed as its class declares it, not ``Any``.
+        low.untyped_mappings = None
+    try:
+        return _lower_class(low, p, v)
+    finally:
+        low.untyped_mappings = untyped
+
+
+def _lower_class(low: Lowering, p: cst.MatchClass, v: Subject) -> Lowered:
     cls = low.expr(p.cls)
     positional = [arg.value for arg in p.patterns]
     keywords = class_keywords(p)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
+from spam_transpile.lowering.scopes import capture_names_of
 from spam_transpile.lowering.ir import RestCopy, Cond, Test, all_of
 
 if TYPE_CHECKING:
@@ -44,6 +45,9 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
     get = f"{atom(v.text)}.get"
     bindings: Bindings = []
     values: List[Tuple[cst.MatchMappingElement, Subject]] = []
+    #: per value read: where its key's ``in`` test stands, where its class
+    #: check may take the key's place (:func:`_checked_by_get`)
+    by_get: Dict[int, int] = {}
     for i, (key, element) in enumerate(zip(keys, elements)):
         if dynamic and i:
             # match_keys() in ceval.c checks each key against the earlier
@@ -79,14 +83,22 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
         elif low.readable:
             # As a person writes it: ``in``, then the item (CPython calls
             # ``get``: README, Known limits).
+            if _may_check_by_get(low, element) and fold:
+                by_get[len(values)] = len(tests)
             tests.append(Test(f"{key} in {v.text}", "key", v.text, key))
             values.append((element, Subject(f"{atom(v.text)}[{key}]")))
         else:
             tests.append(Test(f"{read} is not {missing}", "key", v.text, key))
             values.append((element, Subject(f"{get}({key})")))
-    for element, value in values:
+    for at, (element, value) in enumerate(values):
         cond, inner = low.lower(element.pattern, value)
-        tests.append(cond)
+        checked = (
+            _checked_by_get(low, cond, value, get, element) if at in by_get else None
+        )
+        if checked is not None:
+            tests[by_get[at]] = checked
+        else:
+            tests.append(cond)
         bindings.extend(inner)
     if p.rest is not None:
         listed = tuple_display(keys)
@@ -102,6 +114,37 @@ def lower_mapping(low: Lowering, p: cst.MatchMapping, v: Subject) -> Lowered:
             rest = f"{low.helper('rest')}({v.text}, {listed})"
         bindings.append((p.rest.value, rest))
     return all_of(*tests), bindings
+
+
+def _may_check_by_get(low: Lowering, element: cst.MatchMappingElement) -> bool:
+    """Where the mapping's values are typed ``Any``, the sub-pattern rejects
+    None, and its captures are its case's own (see lower.untyped_mappings)."""
+    untyped = low.untyped_mappings
+    if untyped is None or not rejects_none(low, element.pattern):
+        return False
+    return not untyped & set(capture_names_of(element.pattern))
+
+
+def _checked_by_get(
+    low: Lowering,
+    cond: Cond,
+    value: Subject,
+    get: str,
+    element: cst.MatchMappingElement,
+) -> Optional[Test]:
+    """``isinstance(event.get("name"), str)`` for ``"name" in event`` and
+    ``isinstance(event["name"], str)``, where the sub-pattern is that one
+    class check and rejects None (a missing key reads None): CPython
+    calls ``get`` too. Only where the mapping's values are typed ``Any``
+    (``low.untyped_mappings``): a type checker narrows ``event["name"]``
+    on the check, not a call; the captures still read ``event["name"]``."""
+    if not (isinstance(cond, Test) and cond.kind == "isinstance") or cond.readable:
+        return None
+    if cond.path != value.text or not cond.expr.startswith(f"{low.b('isinstance')}("):
+        return None
+    key = low.expr(element.key)
+    text = f"{low.b('isinstance')}({get}({key}), {cond.fact})"
+    return Test(text, "isinstance", value.text, cond.fact)
 
 
 def _distinct_strings(keys: Sequence[str]) -> bool:

@@ -17,7 +17,7 @@ import itertools
 import re
 import sys
 import warnings
-from typing import Callable, Dict, FrozenSet, Iterator, Optional, Set
+from typing import Callable, Dict, FrozenSet, Iterator, NamedTuple, Optional, Set
 
 import libcst as cst
 
@@ -190,6 +190,14 @@ def ast_bindings(node: ast.AST) -> Iterator[str]:
         yield node.rest
 
 
+class SavedNames(NamedTuple):
+    """The names a :class:`Names` had taken at one point."""
+
+    taken: FrozenSet[str]
+    counter: int
+    local: Dict[int, FrozenSet[str]]
+
+
 class Names:
     """Allocates temporaries and spells builtins for one module."""
 
@@ -207,6 +215,17 @@ class Names:
             if candidate not in self._taken:
                 self._taken.add(candidate)
                 return candidate
+
+    def saved(self) -> "SavedNames":
+        """What :meth:`restore` takes back to: the names taken so far."""
+        local = {key: frozenset(names) for key, names in self._locals.items()}
+        return SavedNames(frozenset(self._taken), self._counter, local)
+
+    def restore(self, saved: "SavedNames") -> None:
+        """Take the names back to when :meth:`saved` was called: a printing
+        thrown away leaves no name taken."""
+        self._taken, self._counter = set(saved.taken), saved.counter
+        self._locals = {key: set(names) for key, names in saved.local.items()}
 
     def readable(self, hint: str, function: Optional[object] = None) -> str:
         """A name for a variable a person would have written: ``hint``, or

@@ -139,16 +139,20 @@ def _readable_kind_test(low: Lowering, v: Subject, kind: str) -> str:
     for them without calling ``ABCMeta.__instancecheck__``, which costs a
     list or tuple subject about ten comparisons. The answer is the same:
     ``list``, ``tuple`` and ``dict`` (and their subclasses) are registered
-    with the ABCs."""
+    with the ABCs. (``low.abc_mappings``, ``low.abc_sequences``: by the
+    ABC alone, where a line is too wide: line_fit.py.)"""
     if not low.readable:
         return ""
     isinstance_ = low.b("isinstance")
+    if kind == "mapping" and low.abc_mappings:
+        return f"{isinstance_}({v.text}, {low.abc('Mapping')})"
     if kind == "mapping":
         return f"{isinstance_}({v.text}, ({low.b('dict')}, {low.abc('Mapping')}))"
-    exact = f"{low.b('list')}, {low.b('tuple')}"
+    exact = f"{low.b('list')}, {low.b('tuple')}, " if not low.abc_sequences else ""
     text = ", ".join(low.b(name) for name in ("str", "bytes", "bytearray"))
+    classes = f"({exact}{low.abc('Sequence')})" if exact else low.abc("Sequence")
     return (
-        f"{isinstance_}({v.text}, ({exact}, {low.abc('Sequence')}))"
+        f"{isinstance_}({v.text}, {classes})"
         f" and not {isinstance_}({v.text}, ({text}))"
     )
 

@@ -22,12 +22,23 @@ and the result must have the same syntax tree as before formatting.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
 from spam_transpile.lowering.decision_tree import Node
 from spam_transpile.lowering.ir import LoweredPattern
+from spam_transpile.lowering.names import SavedNames
 from spam_transpile.lowering.paths import Subject
 from spam_transpile.lowering.read_once import fields_read_once
 from spam_transpile.lowering.bodies import statements_of_lone_case
@@ -35,6 +46,7 @@ from spam_transpile.lowering.class_temps import declare_globals
 from spam_transpile.lowering.declared_subjects import (
     declared_types,
     trusting_declarations,
+    values_untyped,
 )
 from spam_transpile.lowering.guard_values import (
     GuardReadingValues,
@@ -48,7 +60,13 @@ from spam_transpile.lowering.inlined_captures import (
     without_inlined,
 )
 from spam_transpile.lowering.declarations import declared_captures, may_be_declared
-from spam_transpile.lowering.scopes import is_annotated
+from spam_transpile.lowering.line_fit import (
+    NARROWINGS,
+    Narrowing,
+    lines_over,
+    with_calls_split,
+)
+from spam_transpile.lowering.scopes import capture_names_of, is_annotated
 from spam_transpile.lowering.subjects import readable_subject
 
 from spam_transpile.lowering.readable_chains import (
@@ -79,6 +97,16 @@ class ReadableMatch(ChainPrinter):
         self.node = node
         self.scope_kind = owner.scopes[-1].kind
         self.subject, self.subject_var, self.info = self._subject()
+        self._reset(NARROWINGS[0])
+
+    def _reset(self, narrowing: Narrowing) -> None:
+        """Forget a printing: the next prints the plan ``narrowing`` narrows."""
+        self._narrowing = narrowing
+        #: whether a branch's lone sequence check was spelled on one line
+        self._spelled_kind_tests = False
+        #: whether a body reading a capture's value made a line wider
+        self._inlined_wider = False
+        self._depth = 0
         #: the helper's field reads named so far (``_fields_once``)
         self._fields: Dict[str, str] = {}
         #: per case index: its guard reading the captured values
@@ -113,7 +141,17 @@ class ReadableMatch(ChainPrinter):
         return chosen.text, chosen.var, chosen.info
 
     def statements(self) -> List[cst.BaseStatement]:
-        out = self._statements()
+        out = self._fitted()
+        if self._doomed and self.scope_kind == "class":
+            # A class body's namespace sees every store: they live in the
+            # enclosing function or the module (see class_temps).
+            holder = self.owner.class_temps_holder(self._doomed)
+            out.insert(0, raw_statement(f"{holder} {', '.join(self._doomed)}"))
+        first = out[0]
+        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
+        out[0] = first.with_changes(
+            leading_lines=[*self.node.leading_lines, *first.leading_lines]
+        )
         lowering = self.owner.lowering
         ours = set(lowering.abc_imports.values()) | {lowering.helper_name} - {""}
         declare_globals(self.owner.scopes, ours, out)
@@ -140,10 +178,18 @@ class ReadableMatch(ChainPrinter):
         }
         lowering.typed = self._annotated_function()
         lowering.typed_stores = lowering.typed and self.owner.target.has_walrus
+        if self._chosen.var is None and values_untyped(
+            self.owner.scopes[-1].node,
+            self.node.subject,
+            lowering.facts,
+            self.owner.names.builtin,
+        ):
+            lowering.untyped_mappings = _captured_by_several(cases)
         try:
             lowered = [lowering.lower_case(case.pattern, self.info) for case in cases]
         finally:
             lowering.typed = lowering.typed_stores = False
+            lowering.untyped_mappings = None
         function = self.owner.scopes[-1].node
         lowered = trusting_declarations(lowered, typed)
         if self.scope_kind == "function" and function is not None:
@@ -159,7 +205,14 @@ class ReadableMatch(ChainPrinter):
                 elements,
                 ClassLookup(lowering.known_class, self.owner.names.builtin),
             )
-            self._inlined = inlined_captures(self._reader, lowered, self._guards)
+            inlined = inlined_captures(self._reader, lowered, self._guards)
+            fitting = {
+                index: self._inlining_that_fits(cases[index], values)
+                for index, values in inlined.items()
+            }
+            self._inlined = {
+                index: values for index, values in fitting.items() if values
+            }
             lowered = without_inlined(lowered, self._inlined)
         # What is computed before the first case holds until a guard may
         # run code; the cases after it measure the subject again.
@@ -215,17 +268,67 @@ class ReadableMatch(ChainPrinter):
         out[:0] = [
             raw_statement(f"{name}: {kinds.get(name, 'object')}") for name in declared
         ]
-        if self._doomed and self.scope_kind == "class":
-            # A class body's namespace sees every store: they live in the
-            # enclosing function or the module (see class_temps).
-            holder = self.owner.class_temps_holder(self._doomed)
-            out.insert(0, raw_statement(f"{holder} {', '.join(self._doomed)}"))
-        first = out[0]
-        assert isinstance(first, (cst.SimpleStatementLine, cst.If))
-        out[0] = first.with_changes(
-            leading_lines=[*self.node.leading_lines, *first.leading_lines]
-        )
         return out
+
+    def _fitted(self) -> List[cst.BaseStatement]:
+        """The statements, in the first shape of :data:`NARROWINGS` whose
+        lines keep to the project's limit once black formats them (the one
+        with the fewest lines over it otherwise)."""
+        limits = self.owner.limits
+        if not limits.narrower:
+            return self._statements()
+        column = self._column()
+        names = self.owner.names.saved()
+        tried: Set[Tuple[bool, ...]] = set()
+        best: Optional[Tuple[int, Narrowing, List[cst.BaseStatement]]] = None
+        uses = (True, True)  # (until the first printing shows otherwise)
+        for narrowing in NARROWINGS:
+            effect = _effect(narrowing, *uses)
+            if effect in tried:
+                continue  # prints as one tried already
+            tried.add(effect)
+            out = self._printed_narrowed(narrowing, names, column)
+            if best is None:
+                uses = (self._spelled_kind_tests, self._inlined_anything())
+            over = lines_over(out, column, limits)
+            if best is None or over < best[0]:
+                best = (over, narrowing, out)
+            if over == 0:
+                break
+        assert best is not None
+        if best[1] is not self._narrowing:
+            return self._printed_narrowed(best[1], names, column)
+        return best[2]
+
+    def _printed_narrowed(
+        self, narrowing: Narrowing, names: SavedNames, column: int
+    ) -> List[cst.BaseStatement]:
+        self.owner.names.restore(names)
+        lowering = self.owner.lowering
+        for name in [*lowering.abc_names.values(), lowering.helper_name]:
+            if name:
+                self.owner.names.claim(name)  # (the module's, from now on)
+        self._reset(narrowing)
+        # (the printing spells kind tests too: the flags hold all through)
+        lowering.abc_mappings = narrowing.abc_mappings
+        lowering.abc_sequences = narrowing.abc_sequences
+        try:
+            out = self._statements()
+        finally:
+            lowering.abc_mappings = lowering.abc_sequences = False
+        if narrowing.split_calls:
+            out = with_calls_split(out, column, self.owner.limits)
+        return out
+
+    def _inlined_anything(self) -> bool:
+        return self._inlined_wider or bool(self._inlined or self._inlined_alternatives)
+
+    def _column(self) -> int:
+        """The column the match statement starts at: where its lines go."""
+        standard = self.owner.standard.get(id(self.original))
+        if standard is not None:
+            return standard.col_offset
+        return self.owner.position(self.original)[1] - 1
 
     def _printed(
         self, plan: Sequence[Node], chain: Optional[Union[cst.If, cst.Else]]
@@ -323,3 +426,31 @@ class ReadableMatch(ChainPrinter):
 
     def _annotated_function(self) -> bool:
         return is_annotated(self.owner.scopes[-1].node)
+
+
+def _effect(
+    narrowing: Narrowing, spelled_kind_tests: bool, inlined: bool
+) -> Tuple[bool, ...]:
+    """What ``narrowing`` changes in a match statement's printing, where
+    the first printing spelled lone kind tests, inlined captures."""
+    return (
+        narrowing.nested_tests,
+        narrowing.abc_mappings,
+        narrowing.abc_sequences,
+        narrowing.plain_kind_tests and spelled_kind_tests,
+        narrowing.assigned_captures and inlined,
+        narrowing.split_calls,
+    )
+
+
+def _captured_by_several(cases: Sequence[cst.MatchCase]) -> FrozenSet[str]:
+    """The names more than one case captures: a variable the readable
+    layout may declare (``name: object``), which a type checker then reads
+    as declared where it is assigned an ``Any``."""
+    seen: Set[str] = set()
+    several: Set[str] = set()
+    for case in cases:
+        names = set(capture_names_of(case.pattern))
+        several |= seen & names
+        seen |= names
+    return frozenset(several)

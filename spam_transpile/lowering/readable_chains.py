@@ -30,6 +30,7 @@ from typing import (
 import libcst as cst
 
 from spam_transpile.lowering import emit
+from spam_transpile.lowering.line_fit import FittingChain, Narrowing
 from spam_transpile.lowering.ir import (
     All,
     AnyOf,
@@ -112,7 +113,7 @@ def _placed(node: Node, origin: Sequence[Tuple[int, Optional[int]]]) -> Node:
     return replace(node, index=index, alternative=alternative, copy=copy)
 
 
-class ChainPrinter:
+class ChainPrinter(FittingChain):
     """Prints the plan of one match statement (the attributes below are
     set by :class:`.readable.ReadableMatch`)."""
 
@@ -129,6 +130,8 @@ class ChainPrinter:
     _inlined: Dict[int, Dict[str, str]]
     _inlined_alternatives: Dict[Tuple[int, int], Dict[str, str]]
     _reader: Optional[Reader]
+    _narrowing: Narrowing
+    _spelled_kind_tests: bool
     _written: List[Tuple[int, LoweredPattern]]
     #: the captures declarations.py may declare ``object``
     _may_declare: FrozenSet[str]
@@ -177,6 +180,7 @@ class ChainPrinter:
             self.owner.names.builtin,
             True,
             self._stable_paths(),
+            self._too_wide(origin),
         )
         return [_placed(node, origin) for node in tree]
 
@@ -198,6 +202,7 @@ class ChainPrinter:
             for number, (spelled, alternative) in enumerate(split):
                 assert self._reader is not None
                 inlined = case_inlined(self._reader, case, spelled, alternative)
+                inlined = self._inlining_that_fits(case, inlined) if inlined else {}
                 if inlined:
                     self._inlined_alternatives[(index, number)] = inlined
                     alternative = without_captures(alternative, inlined)
@@ -311,9 +316,11 @@ class ChainPrinter:
             lines = [] if taken else self._lines_before(node.index)
             if isinstance(node, Branch):
                 node, stores = self._captures_first(node)
+                self._depth += 1
                 inner = without_if_true(
                     self._statements_of(node.children, None, lines_taken=True)
                 )
+                self._depth -= 1
                 inner[:0] = [*(raw_statement(text) for text in node.setup), *stores]
                 tests = node.tests
                 if len(tests) == 1 and is_kind_test(tests[0], tests[0].path):
@@ -341,9 +348,14 @@ class ChainPrinter:
         match ends there), and lists and tuples answer at once; else as a
         person writes it, on one line."""
         low = self.owner.lowering
-        if self._holds_last_case(branch):
+        if self._holds_last_case(branch) and self._may_end_function():
             return exhaustive_test(low, test)
-        return branch_kind_test(low, test)
+        spelled = branch_kind_test(low, test)
+        if spelled is not test:
+            self._spelled_kind_tests = True
+            if self._narrowing.plain_kind_tests:
+                return test  # (line_fit.py: black splits this spelling)
+        return spelled
 
     def _holds_last_case(self, node: Node) -> bool:
         if isinstance(node, Leaf):
@@ -400,7 +412,8 @@ class ChainPrinter:
         body = self._body(case, pattern, assigned, alternative)
         if may_be_else and self._always_matches(case, pattern):
             return cst.Else(body=body, leading_lines=list(leading_lines))
-        if index == len(self.node.cases) - 1 and guard is None:
+        last = index == len(self.node.cases) - 1
+        if last and guard is None and self._may_end_function():
             pattern = exhaustive_pattern(self.owner.lowering, pattern, self.subject)
         test = self._test(pattern, guard, self._stored_before_guard(index, pattern))
         return cst.If(
@@ -524,7 +537,8 @@ class ChainPrinter:
         )
         if unpacked is not None:
             return [raw_statement(unpacked)]
-        return [raw_statement(text) for text in assignments(pattern.bindings, TOGETHER)]
+        together = assignments(pattern.bindings, self._room())
+        return [raw_statement(text) for text in together]
 
     def _unpacks(self, name: str) -> bool:
         """Whether an item a class pattern checks may be unpacked into

@@ -228,26 +228,46 @@ def spelled_readably(pattern: LoweredPattern) -> LoweredPattern:
 
 
 def assignments(bindings: Sequence[Tuple[str, Value]], together: int) -> List[str]:
-    """The statements that store ``bindings``: one assignment for two or
-    three short ones (``x, y = shape.get("x"), shape.get("y")``, up to
-    ``together`` characters), else one each; a ``**rest`` copy as CPython
+    """The statements that store ``bindings``: one assignment for each run
+    of up to three that fits in ``together`` characters (``x, y =
+    shape.get("x"), shape.get("y")``), in order; a ``**rest`` copy as CPython
     makes it, ``rest = dict(event)`` then ``del rest["type"]``."""
     copies = [(n, v) for n, v in bindings if isinstance(v, RestCopy) and v.keys]
     if copies:
         # (the copy is made after the items it goes without are read)
         plain = [(n, v) for n, v in bindings if (n, v) not in copies]
-        out = assignments(plain, together) if plain else []
+        copied = assignments(plain, together) if plain else []
         for name, value in copies:
             assert isinstance(value, RestCopy)
-            out.append(f"{name} = {value.copy}")
-            out.append("del " + ", ".join(f"{name}[{key}]" for key in value.keys))
-        return out
-    names = [name for name, _ in bindings]
-    values = [render_value(value, readable=True) for _, value in bindings]
-    line = f"{', '.join(names)} = {', '.join(values)}"
-    if 1 < len(names) <= 3 and len(line) <= together and " if " not in line:
-        return [line]
-    return [f"{name} = {unparenthesized(text)}" for name, text in zip(names, values)]
+            copied.append(f"{name} = {value.copy}")
+            copied.append("del " + ", ".join(f"{name}[{key}]" for key in value.keys))
+        return copied
+    pairs = [(name, render_value(value, readable=True)) for name, value in bindings]
+    out: List[str] = []
+    run: List[Tuple[str, str]] = []
+    for pair in pairs:
+        if run and not _together([*run, pair], together):
+            out.append(_assignment(run))
+            run = []
+        run.append(pair)
+    if run:
+        out.append(_assignment(run))
+    return out
+
+
+def _together(pairs: Sequence[Tuple[str, str]], width: int) -> bool:
+    """Whether ``pairs`` read well as one assignment: three at most, no
+    conditional value, within ``width``."""
+    line = _assignment(pairs)
+    return len(pairs) <= 3 and len(line) <= width and " if " not in line
+
+
+def _assignment(pairs: Sequence[Tuple[str, str]]) -> str:
+    if len(pairs) == 1:
+        name, text = pairs[0]
+        return f"{name} = {unparenthesized(text)}"
+    names, values = zip(*pairs)
+    return f"{', '.join(names)} = {', '.join(values)}"
 
 
 def unparenthesized(text: str) -> str:
@@ -328,15 +348,14 @@ def _measured(branch: Branch, subject: str, new_name: Callable[[], str]) -> Bran
     ):
         inner = measured_in_branches(branch.children, subject, new_name)
         return replace(branch, children=tuple(inner))
-    first = _first_leaf(branch)
     lengths = sum(
         is_length_test(test, subject)
         for node in branch.children
         for test in _tests_under(node)
     )
-    if not starts_with_length(first.pattern.cond, subject) or lengths < 2:
+    length = _opening_length(branch.children[0], subject)
+    if length is None or lengths < 2:
         return branch
-    length = next(t for t in tests_in(first.pattern.cond) if is_length_test(t, subject))
     check = next(t for t in branch.tests if is_kind_test(t, subject, "sequence"))
     shared = SharedLength(subject, new_name(), check, length)
     taken = length.expr.rsplit(" ", 2)[0]
@@ -346,10 +365,14 @@ def _measured(branch: Branch, subject: str, new_name: Callable[[], str]) -> Bran
     )
 
 
-def _first_leaf(node: Node) -> Leaf:
-    while isinstance(node, Branch):
-        node = node.children[0]
-    return node
+def _opening_length(node: Node, subject: str) -> Optional[Test]:
+    """The length test the first case under ``node`` opens with, if any."""
+    if isinstance(node, Branch):
+        first = node.tests[0]
+        return first if is_length_test(first, subject) else None
+    if not starts_with_length(node.pattern.cond, subject):
+        return None
+    return next(t for t in tests_in(node.pattern.cond) if is_length_test(t, subject))
 
 
 def _tests_under(node: Node) -> List[Test]:

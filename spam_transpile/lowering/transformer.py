@@ -48,7 +48,7 @@ from spam_transpile.lowering.readable_file import (
 )
 from spam_transpile.lowering.runtime import helper_statement
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION, MODULE, Scope
-from spam_transpile.settings import Target
+from spam_transpile.settings import LineLimits, Target
 from spam_transpile.syntax.blocks import MAY_HOLD_MATCH, rewrite_blocks
 from spam_transpile.syntax.codegen import code_for
 
@@ -65,10 +65,13 @@ class MatchLowering(cst.CSTTransformer):
         facts: Optional[ModuleFacts] = None,
         layout: str = "keep-lines",
         matches_in_order: Optional[List[ast.Match]] = None,
+        limits: LineLimits = LineLimits(),
     ) -> None:
         super().__init__()
         self.target = target
         self.layout = layout
+        #: readable: the widths its lines keep to (lowering/line_fit.py)
+        self.limits = limits
         # Stable locals of every def in source order, computed up front
         # (scopes.functions_in_order); None: work them out per function.
         self._functions = functions
