@@ -67,8 +67,8 @@ def test_a_guard_that_runs_code_keeps_a_stable_field_shared() -> None:
         _readable(ROOT / "fixtures/decision_tree/stable_fields.py"), "atom"
     )
     assert (
-        '        if subject.kind == "name":\n'
-        "            name = subject.text\n"
+        '        if token.kind == "name":\n'
+        "            name = token.text\n"
         '            if self.peek_text() == "(":\n'
         "                self.take()\n"
         '                return f"call {name}"\n'

@@ -122,6 +122,77 @@ def test_a_parameter_bound_again_is_not_trusted(body: str) -> None:
     assert _tests_the_kind(_readable(source))
 
 
+@pytest.mark.parametrize(
+    "subject, pattern, expected",
+    [
+        # ``str.split`` makes a list: its length is all there is to test,
+        # and a star capture is its slice
+        ("line.split()", '["add", name, *rest]', "rest = words[1], words[2:]"),
+        ("line.rsplit(None, 1)", "[name, _]", "if len(words) == 2:"),
+        ("b'a b'.split()", "[name, _]", "if len(words) == 2:"),
+        # a tuple of three
+        ('line.partition("=")', "(name, _, _)", "name = words[0]"),
+    ],
+)
+def test_a_split_of_a_declared_str_is_a_list(
+    subject: str, pattern: str, expected: str
+) -> None:
+    source = (
+        "def f(line: str) -> object:\n"
+        f"    words = {subject}\n"
+        "    match words:\n"
+        f"        case {pattern}:\n"
+        "            return name\n"
+        "    return None\n"
+    )
+    out = _function(_readable(source), "f")
+    assert not _tests_the_kind(out)
+    assert expected in out
+
+
+@pytest.mark.parametrize(
+    "annotation, subject",
+    [
+        ("object", "line.split()"),  # not declared ``str``
+        ("str", "line.split"),  # the method, not its result
+        ("str", "line.strip()"),  # a ``str``: matches no sequence pattern
+        ("str", "other.split()"),  # not the parameter
+        ("str", "words.split()"),  # a local bound by its own split
+    ],
+)
+def test_what_is_not_known_to_be_a_split_keeps_the_test(
+    annotation: str, subject: str
+) -> None:
+    source = (
+        f"def f(line: {annotation}, other) -> object:\n"
+        "    words = words.split()\n"
+        f"    match {subject}:\n"
+        "        case [name, _]:\n"
+        "            return name\n"
+        "    return None\n"
+    )
+    assert _tests_the_kind(_readable(source))
+
+
+def test_a_match_on_a_split_runs_like_native(tmp_path: Path) -> None:
+    source = (
+        "def f(line: str) -> object:\n"
+        "    match line.split():\n"
+        '        case ["go", where, *rest]:\n'
+        "            return where, rest\n"
+        "        case [word]:\n"
+        "            return word\n"
+        "    return None\n"
+        "\n"
+        'for line in ["go north fast", "go", "stop", "", "go east"]:\n'
+        "    print(f(line))\n"
+    )
+    out = _readable(source)
+    assert not _tests_the_kind(out)
+    assert_runs_like_native(TOKEN + source, out, tmp_path, ("3.9", "3.7"))
+    assert_mypy_clean(out, tmp_path)
+
+
 METHOD = """\
 class Reader:
     def __init__(self, tokens: List[Token]) -> None:
@@ -141,7 +212,7 @@ class Reader:
 
 def test_a_method_s_return_annotation_is_trusted() -> None:
     out = _function(_readable(METHOD.replace("    @DECORATOR\n", "")), "first")
-    assert "subject = self.take()" in out and "isinstance" not in out
+    assert "token = self.take()" in out and "isinstance" not in out
 
 
 @pytest.mark.parametrize(
@@ -303,7 +374,7 @@ def _members(target: str = "3.9") -> str:
         # a class-level annotation, set in ``__init__``
         (
             "class Annotated",
-            "        subject = self.items\n        if len(subject) >= 1:",
+            "        items = self.items\n        if len(items) >= 1:",
         ),
     ],
 )
@@ -317,7 +388,7 @@ def test_a_declared_attribute_is_trusted(method: str, expected: str) -> None:
 def test_an_attribute_set_elsewhere_or_hooked_is_tested(owner: str) -> None:
     out = _members()
     part = out[out.index(owner) :]
-    assert "isinstance(subject, Sequence)" in part[: part.index("return None")]
+    assert "isinstance(items, Sequence)" in part[: part.index("return None")]
 
 
 @pytest.mark.parametrize("target", ["3.9", "3.7"])
@@ -341,3 +412,60 @@ def test_a_parameter_whose_default_is_none_is_not_trusted(tmp_path: Path) -> Non
     out = _readable(source)
     assert "isinstance(tags, (dict, Mapping))" in out
     assert_runs_like_native(source, out, tmp_path, ("3.9",))
+
+
+# -- the items of a sequence declared of one item type ------------------------
+
+
+@pytest.mark.parametrize(
+    "annotation", ["list[Token]", "List[Token]", "tuple[Token, ...]"]
+)
+def test_the_items_of_a_sequence_of_one_declared_type_are_trusted(
+    annotation: str,
+) -> None:
+    source = (
+        f"def f(tokens: {annotation}) -> object:\n"
+        "    match tokens[1:]:\n"
+        '        case [("end", _, _)]:\n'
+        "            return None\n"
+        "        case [(_, text, _), *_]:\n"
+        "            return text\n"
+        "    return 0\n"
+    )
+    out = _function(_readable(source), "f")
+    assert "isinstance" not in out
+    assert 'if len(subject) == 1 and subject[0].kind == "end":' in out
+    assert "text = subject[0].text" in out
+
+
+@pytest.mark.parametrize("annotation", ["list[object]", "list", "tuple[Token, int]"])
+def test_items_of_no_declared_type_are_tested(annotation: str) -> None:
+    source = (
+        f"def f(tokens: {annotation}) -> object:\n"
+        "    match tokens:\n"
+        '        case [("end", _, _), *_]:\n'
+        "            return None\n"
+        "    return 0\n"
+    )
+    out = _function(_readable(source), "f")
+    assert "isinstance(tokens[0], " in out
+
+
+def test_declared_items_run_like_native(tmp_path: Path) -> None:
+    source = (
+        "def f(tokens: List[Token]) -> object:\n"
+        "    match tokens:\n"
+        '        case [("end", _, _)]:\n'
+        "            return None\n"
+        "        case [*_, (kind, text, pos)]:\n"
+        "            return kind, text, pos\n"
+        "    return 0\n"
+        "\n"
+        "end, word = Token('end', '', 0), Token('name', 'x', 1)\n"
+        "for tokens in [[], [end], [word, end], [end, word]]:\n"
+        "    print(f(tokens))\n"
+    )
+    out = _readable(source)
+    assert "isinstance" not in _function(out, "f")
+    assert_runs_like_native(TOKEN + source, out, tmp_path, ("3.9", "3.7"))
+    assert_mypy_clean(out, tmp_path)

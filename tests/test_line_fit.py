@@ -92,6 +92,21 @@ def test_the_narrower_output_runs_and_type_checks(tmp_path: Path) -> None:
             "                    carefully=True,\n"
             "                )\n",
         ),
+        # an or-pattern's alternatives each written whole (their shared
+        # ``op == "*"`` written once leaves each 86 wide), joined with the
+        # next case's test by one ``or``
+        (
+            "cancels",
+            "    if (\n"
+            "        (\n"
+            '            op == "*"\n'
+            "            and isinstance(left, Num)\n"
+            "            and left.value == 0\n"
+            "            and isinstance(right, Var)\n"
+            "        )\n"
+            "        or (\n"
+            '            op == "*"\n',
+        ),
     ],
 )
 def test_each_match_takes_the_first_shape_that_fits(function: str, shape: str) -> None:
@@ -123,6 +138,7 @@ def test_a_project_that_allows_88_columns_keeps_the_shapes_that_read_best(
     assert "isinstance(heartbeat, (dict, Mapping))" in out
     assert "        if size == 2:\n" not in out
     assert "carefully=True,\n" not in out
+    assert '        op == "*"\n        and (\n' in out
 
 
 def test_a_flake8_setting_narrower_than_black_is_kept_to(tmp_path: Path) -> None:

@@ -112,6 +112,22 @@ def _lower(pattern: str) -> str:
             id="or-pattern-shares-its-common-checks",
         ),
         pytest.param(
+            "['add', a, b] | ['add', a, b, _]",
+            "kind type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1\n"
+            "any of\n  alternative\n    len len(v) == 3\n  alternative\n    len len(v) == 4\n"
+            "eq v[0] == 'add'\nbind a = v[1]\nbind b = v[2]",
+            id="or-pattern-shares-its-last-checks-where-it-binds-alike",
+        ),
+        pytest.param(
+            "[1, a, 0] | [a, 2, 0]",
+            "kind type(v) is tuple or type(v) is list or type(v) is not str and _spam.kind(v) == 1\n"
+            "len len(v) == 3\nany of\n"
+            "  alternative\n    eq v[0] == 1\n    eq v[2] == 0\n"
+            "  alternative\n    eq v[1] == 2\n    eq v[2] == 0\n"
+            "bind a = choice(v[1], v[0])",
+            id="or-pattern-binding-apart-keeps-its-last-checks",
+        ),
+        pytest.param(
             "{'k': [x], 'n': None, 'm': m}",
             "kind type(v) is dict or _spam.kind(v) == 2\n"
             "is v.get('n', _spam.MISSING) is None\n"

@@ -114,22 +114,22 @@ def test_a_command_dispatch_reads_like_hand_written_code(tmp_path: Path) -> None
     assert respond.end_lineno - respond.lineno <= 26
     assert (
         "    size = (\n"
-        "        len(subject)\n"
-        "        if isinstance(subject, (list, tuple, Sequence))\n"
-        "        and not isinstance(subject, (str, bytes, bytearray))\n"
+        "        len(parts)\n"
+        "        if isinstance(parts, (list, tuple, Sequence))\n"
+        "        and not isinstance(parts, (str, bytes, bytearray))\n"
         "        else -1\n"
         "    )\n"
     ) in out
     # the guard reads the item; it calls nothing, so the length holds
-    assert '    elif size == 2 and subject[0] == "go" and subject[1] in EXITS:\n' in out
-    assert "        rest = list(subject)[1:]\n" in out
-    assert '    elif size == 1 and subject[0] in ("quit", "exit"):\n' in out
-    assert "        item, place = subject[1], subject[3]\n" in out
+    assert '    elif size == 2 and parts[0] == "go" and parts[1] in EXITS:\n' in out
+    assert "        rest = list(parts)[1:]\n" in out
+    assert '    elif size == 1 and parts[0] in ("quit", "exit"):\n' in out
+    assert "        item, place = parts[1], parts[3]\n" in out
     body = out.splitlines()[respond.lineno : respond.end_lineno]
     # the kind is asked once, where the length is taken (the one guard
-    # calls nothing: trusted not to change the subject)
+    # calls nothing: trusted not to change the parts)
     assert sum(line.count("isinstance(") for line in body) == 2
-    assert sum(line.count("len(subject)") for line in body) == 1
+    assert sum(line.count("len(parts)") for line in body) == 1
     native = _run(require_interpreter("3.10"), COMMANDS, COMMANDS.parent)
     (tmp_path / COMMANDS.name).write_text(out, "utf-8")
     lowered = _run(require_interpreter("3.9"), tmp_path / COMMANDS.name, tmp_path)
@@ -1109,3 +1109,53 @@ def test_a_class_body_that_reads_the_name_itself_declares_nothing() -> None:
     compile(out, "out.py", "exec")
     assert "from collections.abc import Mapping, Sequence" in out
     assert "global Sequence\n" in out
+
+
+# -- the subject's variable is named as a person names it -------------------
+
+
+@pytest.mark.parametrize(
+    "subject, name",
+    [
+        ("order.status", "status"),  # an attribute: its name
+        ("self.get_token()", "token"),  # a getter: what it gets
+        ("line.split()", "parts"),
+        ("text.splitlines()", "lines"),
+        ("order.type", "subject"),  # ``type``: a builtin the code reads
+        ("order.Kind", "subject"),  # not a variable's spelling
+        ("make()", "subject"),
+    ],
+)
+def test_the_subject_variable_is_named_after_what_it_holds(
+    subject: str, name: str
+) -> None:
+    source = (
+        "def f(order, self, line, text, make):\n"
+        f"    match {subject}:\n"
+        "        case [1] | {'k': 1}:\n"
+        "            return 1\n"
+        "    return 0\n"
+    )
+    out = transpile(source, layout="readable")
+    assert f"    {name} = {subject}\n" in out
+
+
+def test_a_name_the_function_uses_is_not_the_subject_variable() -> None:
+    source = (
+        "def f(order):\n"
+        "    status = 1\n"
+        "    match order.status:\n"
+        "        case [1]:\n"
+        "            return status\n"
+        "    return 0\n"
+        "\n"
+        "def g(order):\n"
+        "    match order.status:\n"
+        "        case [1]:\n"
+        "            return 1\n"
+        "    return 0\n"
+    )
+    out = transpile(source, layout="readable")
+    # (another function's ``status`` is no variable of ``g``'s)
+    assert "    subject = order.status\n" in out
+    assert "    status = order.status\n" in out

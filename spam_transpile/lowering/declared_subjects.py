@@ -29,7 +29,7 @@ pattern. Unions, ``Optional`` and string annotations answer nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -72,6 +72,9 @@ class DeclaredType:
     cls: Optional[str] = None
     #: a ``NamedTuple``'s fields, item by item
     items: Optional[Tuple[str, ...]] = None
+    #: what each item of a sequence declared of one item type is
+    #: (``list[Token]``, ``tuple[Token, ...]``)
+    element: Optional["DeclaredType"] = None
 
 
 def declared_subject_type(
@@ -79,10 +82,12 @@ def declared_subject_type(
     subject: cst.BaseExpression,
     facts: ModuleFacts,
     builtin: Callable[[str], str],
+    seen: FrozenSet[str] = frozenset(),
 ) -> Optional[DeclaredType]:
     """What the annotation of the parameter ``subject`` names says of it,
     where ``function`` never binds it again. ``builtin``: how the module
-    spells a builtin (another spelling: the name is the module's own)."""
+    spells a builtin (another spelling: the name is the module's own);
+    ``seen``: the locals whose values led here (``a = b.split()``)."""
     if not isinstance(function, cst.FunctionDef) or not isinstance(subject, cst.Name):
         return None
     annotation = _annotation_of(function, subject.value)
@@ -95,6 +100,9 @@ def declared_subject_type(
         return None
     value = assigned.value
     made = _displayed(value, builtin) if value is not None else None
+    if isinstance(value, cst.Call) and subject.value not in seen:
+        seen |= {subject.value}
+        made = _str_method_result(function, value, facts, builtin, seen)
     if made is not None or not isinstance(assigned, cst.AnnAssign):
         return made
     return _declared(assigned.annotation.annotation, facts, builtin)
@@ -252,11 +260,40 @@ def _generic(
             origin = {"list": "List", "tuple": "Tuple", "dict": "Dict"}[base.value]
     if origin in _MAPPINGS:
         return DeclaredType("mapping")
+    # (``typing.List`` is ``list``: either names the class, where unshadowed)
     if origin == "List":
-        return DeclaredType("sequence")
+        element = _element(node, 1, facts, builtin)
+        return DeclaredType(
+            "sequence", None, _unshadowed("list", builtin), None, element
+        )
     if origin == "Tuple":
-        return DeclaredType("sequence", _tuple_length(node))
+        length = _tuple_length(node)
+        element = _element(node, 2, facts, builtin) if length is None else None
+        return DeclaredType(
+            "sequence", length, _unshadowed("tuple", builtin), None, element
+        )
     return None
+
+
+def _element(
+    node: cst.Subscript,
+    arguments: int,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+) -> Optional[DeclaredType]:
+    """The item type of ``list[T]`` (``arguments`` 1) or ``tuple[T, ...]``
+    (2: the second ``...``)."""
+    items = [element.slice for element in node.slice]
+    if len(items) != arguments or not all(isinstance(i, cst.Index) for i in items):
+        return None
+    values = [item.value for item in items if isinstance(item, cst.Index)]
+    if arguments == 2 and not isinstance(values[1], cst.Ellipsis):
+        return None
+    return _declared(values[0], facts, builtin)
+
+
+def _unshadowed(name: str, builtin: Callable[[str], str]) -> Optional[str]:
+    return name if builtin(name) == name else None
 
 
 def _tuple_length(node: cst.Subscript) -> Optional[int]:
@@ -322,6 +359,10 @@ def _declared_type(
 ) -> Optional[DeclaredType]:
     function = scopes[-1].node if scopes and scopes[-1].kind == FUNCTION else None
     if isinstance(function, cst.FunctionDef):
+        if isinstance(expression, cst.Call):
+            made = _str_method_result(function, expression, facts, builtin)
+            if made is not None:
+                return made
         if isinstance(expression, cst.Name):
             found = declared_subject_type(function, expression, facts, builtin)
             return found or rest_capture_type(function, expression.value, match)
@@ -333,7 +374,7 @@ def _declared_type(
             # a list's slice is a list, a tuple's a tuple (of a NamedTuple
             # too: of no fields, of any length)
             kept = sliced.cls if sliced.cls in _SEQUENCES else None
-            return DeclaredType("sequence", cls=kept)
+            return DeclaredType("sequence", cls=kept, element=sliced.element)
         owner = (
             scopes[-2].node if len(scopes) > 1 and scopes[-2].kind == CLASS else None
         )
@@ -344,6 +385,42 @@ def _declared_type(
             if declared is not None:
                 return _declared(declared, facts, builtin)
     return None
+
+
+#: the methods of ``str`` and ``bytes`` that make a list, and those that
+#: make a tuple of three
+_SPLITS = frozenset({"split", "rsplit", "splitlines"})
+_PARTITIONS = frozenset({"partition", "rpartition"})
+
+
+def _str_method_result(
+    function: cst.FunctionDef,
+    call: cst.Call,
+    facts: ModuleFacts,
+    builtin: Callable[[str], str],
+    seen: FrozenSet[str] = frozenset(),
+) -> Optional[DeclaredType]:
+    """``command.split()`` where ``command`` is declared ``str`` (or
+    ``bytes``), or is a text literal: a list; ``partition``: a tuple of
+    three. (A subclass of ``str`` may make ``split`` return something
+    else: trusted as the declaration is, as mypy does.)"""
+    method = call.func
+    if not isinstance(method, cst.Attribute) or not isinstance(
+        method.value, (cst.Name, cst.SimpleString)
+    ):
+        return None
+    if method.attr.value not in _SPLITS | _PARTITIONS:
+        return None
+    if isinstance(method.value, cst.Name):
+        receiver = declared_subject_type(function, method.value, facts, builtin, seen)
+        if receiver is None or receiver.cls not in ("str", "bytes"):
+            return None
+    if method.attr.value in _PARTITIONS:
+        name = "tuple"
+        length: Optional[int] = 3
+    else:
+        name, length = "list", None
+    return DeclaredType("sequence", length, name if builtin(name) == name else None)
 
 
 def _is_slice(expression: cst.BaseExpression) -> bool:

@@ -20,11 +20,15 @@ which reads best, only where a line is too wide or the statement asks it:
   (``where = item.destination``), the widest first;
 - a statement still too wide gets a trailing comma in the call it ends
   with, which black then writes one argument a line, and an assignment of
-  several values one a line.
+  several values one a line;
+- an or-pattern's alternatives are each written whole, where the checks
+  they share written once leave a choice of the rest that black keeps on
+  a line too wide inside its parentheses.
 
 Each shape is one the plan already allows: only the printing differs.
 Where none fits (a test black wraps in parentheses that is 80 to 88
-columns wide inside them), the line stays: docs/limits.md.
+columns wide inside them, with no alternatives to write apart), the line
+stays: docs/limits.md.
 """
 
 from __future__ import annotations
@@ -54,6 +58,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from spam_transpile.lowering.transformer import MatchLowering
 
 INDENT = 4  # what black indents a block by
+
+
+def alternative_width(limits: LineLimits, column: int) -> int:
+    """How wide an or-pattern's alternative (after the checks the others
+    share with it) may be in a match at ``column``: written in parentheses
+    of its own within the ``if``'s, a branch deep."""
+    return limits.limit - column - 3 * INDENT - 2
+
+
 #: how much wider than printed a case's test may be estimated
 SLACK = 8
 
@@ -76,9 +89,16 @@ class Narrowing:
     assigned_captures: bool = False
     #: statements still too wide split at their last call's arguments
     split_calls: bool = False
+    #: an or-pattern's alternatives each written whole (black splits
+    #: each), not as the checks they share and a choice of the rest, where
+    #: one of the rest is too wide
+    unfactored_alternatives: bool = False
 
 
 _NESTED = Narrowing(nested_tests=True, abc_mappings=True)
+_SPLIT = replace(
+    _NESTED, plain_kind_tests=True, assigned_captures=True, split_calls=True
+)
 
 NARROWINGS: Tuple[Narrowing, ...] = (
     Narrowing(),
@@ -88,7 +108,8 @@ NARROWINGS: Tuple[Narrowing, ...] = (
     replace(_NESTED, assigned_captures=True),
     replace(_NESTED, abc_sequences=True, assigned_captures=True),
     replace(_NESTED, plain_kind_tests=True, assigned_captures=True),
-    replace(_NESTED, plain_kind_tests=True, assigned_captures=True, split_calls=True),
+    _SPLIT,
+    replace(_SPLIT, unfactored_alternatives=True),
 )
 
 

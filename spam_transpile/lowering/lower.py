@@ -22,7 +22,18 @@ statement spells as a tuple display has a known kind and length.
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 
@@ -117,6 +128,19 @@ class Lowering:
         self.abc_mappings = False
         #: likewise ``isinstance(x, Sequence)``, without ``list`` and ``tuple``
         self.abc_sequences = False
+        #: readable: the item paths of sequences declared of one item type,
+        #: each with that type (a ``DeclaredType``), as the lowering reads them
+        self.declared_items: List[Tuple[str, Any]] = []
+        #: readable: the paths declared to hold a ``list`` (their slices are
+        #: lists already: ``words[2:]`` for ``*rest``)
+        self.known_lists: FrozenSet[str] = frozenset()
+        #: readable, where lines keep to a limit narrower than black's: how
+        #: wide an or-pattern's alternative may be after the checks the
+        #: others share with it; whether one wider is written whole
+        #: (line_fit.py), and whether one was wider
+        self.alternative_width: Optional[int] = None
+        self.unfactor_wide = False
+        self.factored_wide = False
         #: readable: the ``collections.abc`` names the written code reads
         self.used_abcs: Set[str] = set()
         #: keep-lines, while a case header over several lines is lowered: the
@@ -401,6 +425,8 @@ def _star_items(low: Lowering, v: Subject, start: int, size: int) -> str:
         items = f"{low.b('list')}({v.text})"
         if not start and not end:
             return items  # ``[*rest]``: a new list of them all
+        if v.text in low.known_lists:
+            items = atom(v.text)  # (a list's slice is a new list)
         return f"{items}[{start or ''}:{-end if end else ''}]"
     return f"{low.helper('items')}({v.text}, {start}, {end})"
 
@@ -410,16 +436,31 @@ def _item(low: Lowering, v: Subject, i: int, star: Optional[int], size: int) -> 
         path = v.elements[i if star is None or i < star else i - size]
         element = Subject(path)
         element.items = v.element_items.get(path)
+        element.item_type = v.element_item_types.get(path)
         return element
     if (star is None or i < star) and v.items is not None and i < len(v.items):
         return Subject(f"{atom(v.text)}.{v.items[i]}")  # a declared NamedTuple
     if star is None or i < star:
-        return Subject(f"{atom(v.text)}[{i}]")
+        return _declared_item(low, v, f"{atom(v.text)}[{i}]")
     # CPython indexes after the star with a non-negative ``len(s) - k``.
     if v.text.isidentifier() or low.readable:
-        return Subject(f"{atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]")
+        path = f"{atom(v.text)}[{low.b('len')}({v.text}) - {size - i}]"
+        return _declared_item(low, v, path)
     # A longer path is written once (nested stars would double it each level).
     return Subject(f"{low.helper('back')}({v.text}, {size - i})")
+
+
+def _declared_item(low: Lowering, v: Subject, path: str) -> Subject:
+    """The item of ``v`` at ``path``; in a sequence declared of one item
+    type (readable: ``list[Token]``), one of that type, which the readable
+    layout trusts as it trusts ``v``'s (:attr:`Lowering.declared_items`)."""
+    item = Subject(path)
+    declared = v.item_type
+    if declared is not None:
+        item.items = declared.items
+        item.item_type = declared.element
+        low.declared_items.append((path, declared))
+    return item
 
 
 def _choices_lost(bindings: Bindings) -> bool:

@@ -72,18 +72,26 @@ def lower_or(low: Lowering, p: cst.MatchOr, v: Subject) -> Lowered:
         lowered = lowered[: first + 1]
         alternatives = alternatives[: first + 1]
     prefix, rests = _common_prefix(alternatives)
+    whole = False  # (each alternative written whole: line_fit.py)
+    if prefix and _wide_rests(low, rests):
+        low.factored_wide = True
+        if low.unfactor_wide:
+            prefix, rests, whole = [], list(alternatives), True
     if any(is_true(rest) for rest in rests):
         # Once the shared checks held, an alternative with nothing more to
         # check matches: later ones are never tried.
         first = next(i for i, rest in enumerate(rests) if is_true(rest))
         rests, lowered = rests[: first + 1], lowered[: first + 1]
+    suffix: List[Cond] = []
+    if merged is None and not whole and _bound_alike(lowered, names):
+        suffix, rests = _common_suffix(rests)
     if merged is not None:
         # (captures that differ are still chosen by class, below)
         cond: Cond = merged
     elif len(rests) == 1:
-        cond = all_of(*prefix, rests[0])
+        cond = all_of(*prefix, rests[0], *suffix)
     else:
-        cond = all_of(*prefix, AnyOf(tuple(rests)))
+        cond = all_of(*prefix, AnyOf(tuple(rests)), *suffix)
     out: Bindings = []
     for name in names:
         # The bindings are read once the whole pattern matched, so the
@@ -139,6 +147,47 @@ def _classes_checked(cond: Cond) -> List[str]:
 def _reads_into(value: str, path: str) -> bool:
     """``value`` is ``path`` or reads an attribute or item of it."""
     return value == path or value.startswith((path + ".", path + "["))
+
+
+def _wide_rests(low: Lowering, rests: Sequence[Cond]) -> bool:
+    """Whether an alternative, after the checks the others share with it,
+    is wider than the readable layout writes one at its limit: each is then
+    written whole, which black splits (line_fit.py)."""
+    from spam_transpile.lowering.emit import render_cond
+
+    width = low.alternative_width
+    return width is not None and any(
+        len(render_cond(rest, readable=True)) > width for rest in rests
+    )
+
+
+def _bound_alike(lowered: Sequence[Lowered], names: Sequence[str]) -> bool:
+    """Every alternative binds each name to the same value: none is
+    chosen by which alternative matched."""
+    return all(
+        len({_value_key(dict(bindings).get(name, "None")) for _, bindings in lowered})
+        == 1
+        for name in names
+    )
+
+
+def _common_suffix(rests: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:
+    """The checks every alternative ends with (each keeping one of its
+    own), and what each has before them: ``["add", a, b] | ["add", a, b,
+    _]`` is ``(len(v) == 3 or len(v) == 4) and v[0] == "add"``. Once one
+    alternative's own checks held, the shared ones answer for the others
+    too: the same reads of the same subject (PEP 634 leaves how often a
+    pattern reads an item or compares to the implementation)."""
+    parts = [list(r.parts) if isinstance(r, All) else [r] for r in rests]
+    suffix: List[Cond] = []
+    while (
+        all(len(p) > 1 and isinstance(p[-1], Test) for p in parts)
+        and len({p[-1].expr for p in parts}) == 1  # type: ignore[union-attr]
+    ):
+        suffix.insert(0, parts[0][-1])
+        for p in parts:
+            p.pop()
+    return suffix, [all_of(*p) for p in parts]
 
 
 def _common_prefix(alternatives: Sequence[Cond]) -> Tuple[List[Cond], List[Cond]]:

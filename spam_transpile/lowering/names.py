@@ -198,15 +198,49 @@ class SavedNames(NamedTuple):
     local: Dict[int, FrozenSet[str]]
 
 
+class _Variables(cst.CSTVisitor):
+    """The names a node mentions as variables (not as attributes)."""
+
+    def __init__(self) -> None:
+        self.names: Set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+
 class Names:
     """Allocates temporaries and spells builtins for one module."""
 
     def __init__(self, taken: FrozenSet[str], shadowed: FrozenSet[str]) -> None:
         self._taken: Set[str] = set(taken)
+        #: what the module's source spells (the rest of ``_taken``: ours)
+        self._spelled = taken
         self._shadowed = shadowed
         self._counter = 0
         #: per function (by id): the names :meth:`readable` took for it
         self._locals: Dict[int, Set[str]] = {}
+        #: per function (by id): the variables it mentions
+        self._variables: Dict[int, FrozenSet[str]] = {}
+
+    def _variables_of(self, function: cst.CSTNode) -> FrozenSet[str]:
+        """The names ``function`` mentions as variables (bound or read,
+        in nested scopes, its decorators and defaults too): a name it
+        mentions nowhere may be a local of its own."""
+        found = self._variables.get(id(function))
+        if found is None:
+            collector = _Variables()
+            function.visit(collector)
+            found = self._variables[id(function)] = frozenset(collector.names)
+        return found
+
+    @property
+    def _made(self) -> Set[str]:
+        """The names the lowering took for the module."""
+        return self._taken - self._spelled
 
     def temp(self, hint: str) -> str:
         while True:
@@ -227,6 +261,18 @@ class Names:
         self._taken, self._counter = set(saved.taken), saved.counter
         self._locals = {key: set(names) for key, names in saved.local.items()}
 
+    def free(self, name: str, function: Optional[cst.CSTNode] = None) -> bool:
+        """Whether :meth:`readable` would give ``name`` as it is: in a
+        ``function``, where it names no variable the function mentions
+        (an attribute's or a string's word elsewhere in the module is no
+        variable of its own)."""
+        if function is None:
+            taken = any(name in names for names in self._locals.values())
+            return not taken and name not in self._taken
+        if name in self._locals.get(id(function), set()) or name in self._made:
+            return False
+        return name not in self._variables_of(function)
+
     def readable(self, hint: str, function: Optional[object] = None) -> str:
         """A name for a variable a person would have written: ``hint``, or
         ``hint_2`` and so on when the module already uses it.
@@ -245,8 +291,10 @@ class Names:
             return name
         local = self._locals.setdefault(id(function), set())
         name = hint
-        while name in self._taken or name in local:
-            name = next(others)
+        free = hint not in local and hint not in self._made
+        if not (free and hint not in self._variables_of(function)):  # type: ignore
+            while name in self._taken or name in local:
+                name = next(others)
         local.add(name)
         return name
 

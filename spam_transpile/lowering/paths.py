@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 from spam_transpile.lowering.ir import (
@@ -51,6 +51,11 @@ class Subject:
         self.items: Optional[Tuple[str, ...]] = None
         #: readable: ``items`` of each element path that has them
         self.element_items: Dict[str, Tuple[str, ...]] = {}
+        #: readable: what each of its items is declared to be, where it is a
+        #: sequence declared of one item type (a ``DeclaredType``)
+        self.item_type: Optional[Any] = None
+        #: readable: ``item_type`` of each element path that has one
+        self.element_item_types: Dict[str, Any] = {}
 
 
 def tuple_display(items: Sequence[str]) -> str:

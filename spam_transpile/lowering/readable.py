@@ -63,11 +63,12 @@ from spam_transpile.lowering.declarations import declared_captures, may_be_decla
 from spam_transpile.lowering.line_fit import (
     NARROWINGS,
     Narrowing,
+    alternative_width,
     lines_over,
     with_calls_split,
 )
 from spam_transpile.lowering.scopes import capture_names_of, is_annotated
-from spam_transpile.lowering.subjects import readable_subject
+from spam_transpile.lowering.subjects import readable_subject, subject_hints
 
 from spam_transpile.lowering.readable_chains import (
     ChainPrinter,
@@ -135,7 +136,9 @@ class ReadableMatch(ChainPrinter):
             self.owner.scopes[-1],
             self.original,
             self.node.subject,
-            lambda: self._local_name("subject"),
+            lambda: self._local_name(
+                *subject_hints(self.node.subject, self._declared_class())
+            ),
         )
         self._chosen = chosen
         return chosen.text, chosen.var, chosen.info
@@ -176,6 +179,18 @@ class ReadableMatch(ChainPrinter):
         self.info.element_items = {
             path: what.items for path, what in typed if what.items is not None
         }
+        self.info.item_type = next(
+            (what.element for path, what in typed if path == self.info.text), None
+        )
+        self.info.element_item_types = {
+            path: what.element for path, what in typed if what.element is not None
+        }
+        lowering.declared_items = []
+        lowering.known_lists = frozenset(
+            path
+            for path, what in typed
+            if what.kind == "sequence" and what.cls == "list"
+        )
         lowering.typed = self._annotated_function()
         lowering.typed_stores = lowering.typed and self.owner.target.has_walrus
         if self._chosen.var is None and values_untyped(
@@ -190,8 +205,9 @@ class ReadableMatch(ChainPrinter):
         finally:
             lowering.typed = lowering.typed_stores = False
             lowering.untyped_mappings = None
+            lowering.known_lists = frozenset()
         function = self.owner.scopes[-1].node
-        lowered = trusting_declarations(lowered, typed)
+        lowered = trusting_declarations(lowered, [*typed, *lowering.declared_items])
         if self.scope_kind == "function" and function is not None:
             self._guards = guards_reading_values(
                 function, self.original, self.node, lowered, self._chosen.stable()
@@ -281,7 +297,7 @@ class ReadableMatch(ChainPrinter):
         names = self.owner.names.saved()
         tried: Set[Tuple[bool, ...]] = set()
         best: Optional[Tuple[int, Narrowing, List[cst.BaseStatement]]] = None
-        uses = (True, True)  # (until the first printing shows otherwise)
+        uses = (True, True, True)  # (until the first printing shows otherwise)
         for narrowing in NARROWINGS:
             effect = _effect(narrowing, *uses)
             if effect in tried:
@@ -289,7 +305,11 @@ class ReadableMatch(ChainPrinter):
             tried.add(effect)
             out = self._printed_narrowed(narrowing, names, column)
             if best is None:
-                uses = (self._spelled_kind_tests, self._inlined_anything())
+                uses = (
+                    self._spelled_kind_tests,
+                    self._inlined_anything(),
+                    self.owner.lowering.factored_wide,
+                )
             over = lines_over(out, column, limits)
             if best is None or over < best[0]:
                 best = (over, narrowing, out)
@@ -312,10 +332,14 @@ class ReadableMatch(ChainPrinter):
         # (the printing spells kind tests too: the flags hold all through)
         lowering.abc_mappings = narrowing.abc_mappings
         lowering.abc_sequences = narrowing.abc_sequences
+        lowering.alternative_width = alternative_width(self.owner.limits, column)
+        lowering.unfactor_wide = narrowing.unfactored_alternatives
+        lowering.factored_wide = False
         try:
             out = self._statements()
         finally:
             lowering.abc_mappings = lowering.abc_sequences = False
+            lowering.alternative_width, lowering.unfactor_wide = None, False
         if narrowing.split_calls:
             out = with_calls_split(out, column, self.owner.limits)
         return out
@@ -418,21 +442,36 @@ class ReadableMatch(ChainPrinter):
             self._nests(),
         )
 
-    def _local_name(self, hint: str) -> str:
+    def _declared_class(self) -> Optional[str]:
+        """The class the subject expression is declared to be, if any."""
+        found = declared_types(
+            self.owner.scopes,
+            self.original,
+            [("", self.node.subject)],
+            self.owner.lowering.facts,
+            self.owner.names,
+        )
+        return found[0][1].cls if found else None
+
+    def _local_name(self, *hints: str) -> str:
         """A name for a temporary: in a function, one of its own (each
-        function may have its ``subject``)."""
+        function may have its ``subject``): the first of ``hints`` free as
+        it is, else the last numbered."""
         function = self.owner.scopes[-1].node if self._nests() else None
-        return self.owner.names.readable(hint, function)
+        names = self.owner.names
+        hint = next((h for h in hints if names.free(h, function)), hints[-1])
+        return names.readable(hint, function)
 
     def _annotated_function(self) -> bool:
         return is_annotated(self.owner.scopes[-1].node)
 
 
 def _effect(
-    narrowing: Narrowing, spelled_kind_tests: bool, inlined: bool
+    narrowing: Narrowing, spelled_kind_tests: bool, inlined: bool, factored: bool
 ) -> Tuple[bool, ...]:
     """What ``narrowing`` changes in a match statement's printing, where
-    the first printing spelled lone kind tests, inlined captures."""
+    the first printing spelled lone kind tests, inlined captures, wrote
+    alternatives after the checks they share."""
     return (
         narrowing.nested_tests,
         narrowing.abc_mappings,
@@ -440,6 +479,7 @@ def _effect(
         narrowing.plain_kind_tests and spelled_kind_tests,
         narrowing.assigned_captures and inlined,
         narrowing.split_calls,
+        narrowing.unfactored_alternatives and factored,
     )
 
 

@@ -463,11 +463,14 @@ def _code(node: cst.CSTNode) -> str:
 
 def _operand(test: str) -> str:
     """``test`` as an operand of ``or``, parenthesized where it is more
-    than one term (for the reader: ``and`` binds tighter anyway)."""
+    than one term (for the reader: ``and`` binds tighter anyway); an
+    ``or`` of terms is one already (``or`` groups either way)."""
     try:
         tree = ast.parse(test.strip(), mode="eval").body
     except SyntaxError:
         return f"({test})"
+    if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.Or):
+        return test
     if isinstance(tree, (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)):
         return f"({test})"
     return test

@@ -4,6 +4,10 @@ again by each case, with no temporary."""
 
 from __future__ import annotations
 
+import builtins
+import keyword
+import re
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, FrozenSet, List, Optional, Tuple
 
@@ -125,6 +129,48 @@ class ChosenSubject:
         if self.var is not None and self.computed is None:
             return frozenset({self.var})
         return frozenset(self.info.elements or [self.text])
+
+
+#: prefixes of a function's name that say it gets what the rest names
+_GETTERS = ("get_", "read_", "next_", "parse_", "load_", "fetch_", "current_")
+#: what the methods of ``str`` that split it make
+_SPLITS = {"split": "parts", "rsplit": "parts", "splitlines": "lines"}
+
+
+def subject_hints(
+    node: cst.BaseExpression, declared: Optional[str] = None
+) -> Tuple[str, ...]:
+    """Names for a variable holding the subject ``node``, the best first,
+    ``subject`` last: ``status`` for ``order.status``, ``token`` for
+    ``self.get_token()``, ``parts`` for ``line.split()``; else after the
+    class it is ``declared`` to be (``line_item`` for ``LineItem``)."""
+    hint: Optional[str] = None
+    if isinstance(node, cst.Attribute):
+        hint = node.attr.value
+    elif isinstance(node, cst.Call):
+        func = node.func
+        name = (
+            func.attr.value
+            if isinstance(func, cst.Attribute)
+            else func.value if isinstance(func, cst.Name) else ""
+        )
+        if name in _SPLITS:
+            hint = _SPLITS[name]
+        else:
+            hint = next((name[len(p) :] for p in _GETTERS if name.startswith(p)), None)
+    if hint is None and declared is not None and declared.isidentifier():
+        hint = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", declared).lower()
+    if hint is not None:
+        hint = hint.strip("_")
+    if (
+        hint
+        and hint.isidentifier()
+        and hint.islower()
+        and not keyword.iskeyword(hint)
+        and not hasattr(builtins, hint)  # (``order.type``: ``type`` is read)
+    ):
+        return (hint, "subject")
+    return ("subject",)
 
 
 def readable_subject(
