@@ -171,18 +171,14 @@ def _displayed(
 ) -> Optional[DeclaredType]:
     """What a display or a comprehension makes (exact: not a declaration);
     a tuple display's length where no element is starred."""
-
-    def unshadowed(name: str) -> Optional[str]:
-        return name if builtin(name) == name else None
-
     if isinstance(value, (cst.List, cst.ListComp)):
-        return DeclaredType("sequence", cls=unshadowed("list"))
+        return DeclaredType("sequence", cls=_unshadowed("list", builtin))
     if isinstance(value, (cst.Dict, cst.DictComp)):
-        return DeclaredType("mapping", cls=unshadowed("dict"))
+        return DeclaredType("mapping", cls=_unshadowed("dict", builtin))
     if isinstance(value, cst.Tuple):
         starred = any(isinstance(e, cst.StarredElement) for e in value.elements)
         length = None if starred else len(value.elements)
-        return DeclaredType("sequence", length, unshadowed("tuple"))
+        return DeclaredType("sequence", length, _unshadowed("tuple", builtin))
     return None
 
 
@@ -283,10 +279,9 @@ def _element(
 ) -> Optional[DeclaredType]:
     """The item type of ``list[T]`` (``arguments`` 1) or ``tuple[T, ...]``
     (2: the second ``...``)."""
-    items = [element.slice for element in node.slice]
-    if len(items) != arguments or not all(isinstance(i, cst.Index) for i in items):
+    values = _arguments(node)
+    if values is None or len(values) != arguments:
         return None
-    values = [item.value for item in items if isinstance(item, cst.Index)]
     if arguments == 2 and not isinstance(values[1], cst.Ellipsis):
         return None
     return _declared(values[0], facts, builtin)
@@ -296,14 +291,19 @@ def _unshadowed(name: str, builtin: Callable[[str], str]) -> Optional[str]:
     return name if builtin(name) == name else None
 
 
+def _arguments(node: cst.Subscript) -> Optional[List[cst.BaseExpression]]:
+    """The types ``node`` subscripts its generic with (None: a slice)."""
+    items = [element.slice for element in node.slice]
+    if not all(isinstance(item, cst.Index) for item in items):
+        return None
+    return [item.value for item in items if isinstance(item, cst.Index)]
+
+
 def _tuple_length(node: cst.Subscript) -> Optional[int]:
     """``Tuple[int, str]``: 2; ``Tuple[int, ...]`` and ``Tuple[()]``: None
     (any length, or a spelling left alone)."""
-    items = [element.slice for element in node.slice]
-    if any(not isinstance(item, cst.Index) for item in items):
-        return None
-    values = [item.value for item in items if isinstance(item, cst.Index)]
-    if any(isinstance(v, (cst.Ellipsis, cst.Tuple)) for v in values):
+    values = _arguments(node)
+    if values is None or any(isinstance(v, (cst.Ellipsis, cst.Tuple)) for v in values):
         return None
     return len(values)
 
@@ -420,7 +420,7 @@ def _str_method_result(
         length: Optional[int] = 3
     else:
         name, length = "list", None
-    return DeclaredType("sequence", length, name if builtin(name) == name else None)
+    return DeclaredType("sequence", length, _unshadowed(name, builtin))
 
 
 def _is_slice(expression: cst.BaseExpression) -> bool:
