@@ -543,6 +543,41 @@ def test_a_module_with_no_free_line_binds_only_the_parts_it_uses() -> None:
     assert namespace["f"](1) == "one"
 
 
+SHORT_MODULE = '''\
+"""A short module: few lines for the helper's source."""
+
+import collections
+
+
+def positional(value):
+    match value:
+        case collections.OrderedDict(a=1) | collections.Counter(b=[_, *_]):
+            return "known"
+        case Q(x, y):
+            return x, y
+    return None
+'''
+
+
+def test_a_short_module_spreads_the_helper_evenly(tmp_path: Path) -> None:
+    """Where the free lines cannot hold the helper's source at their usual
+    width, each takes the same few characters more: no one line takes all
+    that is left."""
+    out = transpile(SHORT_MODULE, target="3.9")
+    assert len(out.splitlines()) == len(SHORT_MODULE.splitlines())
+    carrying = [line for line in out.splitlines() if "\\x00_spam" in line]
+    assert len(carrying) >= 3
+    widths = [len(line) for line in carrying]
+    assert max(widths) > LINE_LIMIT  # (too little room: the case tested)
+    # one piece of the source (helper_statements) is the most they differ by
+    assert max(widths) - min(widths) <= 2 * 320
+    namespace: dict = {
+        "Q": type("Q", (), {"__match_args__": ("a", "b"), "a": 1, "b": 2})
+    }
+    exec(compile(out, "<short>", "exec"), namespace)
+    assert namespace["positional"](namespace["Q"]()) == (1, 2)
+
+
 HEADERS = {
     "docstring": '"""Docstring."""\n\nimport os\n',
     "long-docstring": '"""Doc.\n\nMore text.\n"""\n\nimport os\nimport sys\n',

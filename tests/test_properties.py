@@ -44,6 +44,7 @@ from difftest import (  # noqa: I001
 )
 import difftest
 from interpreters import require_interpreter
+from spam_transpile.lowering import case_headers
 
 # Property tests (generated programs run on every target): out of the fast loop.
 pytestmark = pytest.mark.slow
@@ -116,6 +117,20 @@ def test_seeded_batch_readable_layout(
     difftest.use_layout("readable")
     checker = _checker(target)
     gen = ProgramGen(RandomChooser(random.Random(SEED + 1)))
+    program = random_program(gen, BATCH_STATEMENTS, BATCH_SUBJECTS)
+    _assert_no_mismatch(checker, program, shrink=True)
+
+
+@pytest.mark.parametrize("target", ["3.9", "3.7"], ids=lambda v: f"py{v}")
+def test_seeded_batch_compact_checks(
+    target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every case as if its line were too wide: the compact checks (the
+    # helper's kind alone, hasattr(), cls() alone) and a header's checks
+    # moved down its lines must match the same as the usual spellings.
+    monkeypatch.setattr(case_headers, "WIDEST", 0)
+    checker = _checker(target)
+    gen = ProgramGen(RandomChooser(random.Random(SEED + 2)))
     program = random_program(gen, BATCH_STATEMENTS, BATCH_SUBJECTS)
     _assert_no_mismatch(checker, program, shrink=True)
 

@@ -192,18 +192,41 @@ class Lines:
     at: int = 0
     #: the line of each capture's name (its first, in an or-pattern)
     captures: Dict[str, int] = field(default_factory=dict)
+    #: the header's last line (its colon's), and how wide a line may grow
+    #: before a check that would widen it more moves on to the next line
+    #: (only ever down, and only where the header has lines left)
+    last: int = 0
+    widest: Optional[int] = None
+    #: how wide the line reached is so far
+    width: int = 0
 
-    def to(self, line: Optional[int]) -> str:
-        """The line breaks to write before what runs on ``line``."""
+    def to(self, line: Optional[int], wide: int = 0) -> str:
+        """The line breaks to write before what runs on ``line`` (``wide``
+        characters of it)."""
+        if (line is None or line <= self.at) and self._overflows(wide):
+            line = self.at + 1
         if line is None or line <= self.at:
             return ""
         gap, self.at = line - self.at, line
+        self.width = len(self.indent)
         return "\n" * gap + self.indent
+
+    def _overflows(self, wide: int) -> bool:
+        return (
+            self.widest is not None
+            and self.at < self.last
+            and self.width > len(self.indent)
+            and self.width + wide > self.widest
+        )
 
     def wrote(self, text: str) -> str:
         """``text``, written at the line reached: a line break inside it (a
         string over several lines) moves that on."""
-        self.at += text.count("\n")
+        breaks = text.count("\n")
+        self.at += breaks
+        tail = text.rsplit("\n", 1)[-1] if breaks else text
+        # (and its operator: `` and ``)
+        self.width = (len(tail) if breaks else self.width + len(tail)) + 5
         return text
 
 
@@ -245,7 +268,9 @@ def render_cond(
     """
     if isinstance(cond, Test):
         text = _readable_test(cond) if readable else cond.expr
-        return text if lines is None else lines.to(cond.line) + lines.wrote(text)
+        if lines is None:
+            return text
+        return lines.to(cond.line, len(text)) + lines.wrote(text)
     if isinstance(cond, All):
         if not cond.parts:
             return "True"
@@ -347,8 +372,9 @@ def store_text(
         stores = [binder.store(name, value) for name, value in pairs]
     else:
         stores = [
-            lines.to(lines.captures.get(name)) + lines.wrote(binder.store(name, value))
+            lines.to(lines.captures.get(name), len(store)) + lines.wrote(store)
             for name, value in pairs
+            for store in [binder.store(name, value)]
         ]
     if not stores:
         return "[]"

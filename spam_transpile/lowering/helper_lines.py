@@ -15,7 +15,8 @@ decorator; constant defaults and annotations), the same places around the
 next one. The binding goes on the first of them with room; the helper's
 source, as string constants the binding reads from the module's code
 object, fills the rest and the blank lines further down, each line up to
-:data:`LINE_LIMIT` characters. A module with none of them (a ``class`` on
+:data:`LINE_LIMIT` characters (where they cannot hold it all, each the
+same few characters wider). A module with none of them (a ``class`` on
 line 1) binds the helper on each match line that uses it, the first time
 it runs.
 """
@@ -156,16 +157,38 @@ def _first_fit(statement: str, slots: Sequence[Slot]) -> int:
 def _assign(statements: Sequence[str], slots: Sequence[Slot], used: int) -> List[int]:
     """The slot of each statement, filled in order from the first, which has
     ``used`` characters taken already: a slot is closed once the next
-    statement does not fit it; what fits nowhere goes to the last."""
+    statement does not fit it. Where the slots cannot hold them all, each
+    is made wider by the same few characters, as few as hold them: the
+    widest line is then as narrow as the module's lines allow (rather than
+    the last slot taking all that is left)."""
+    rooms = [slot[3] for slot in slots]
+    assigned, overflow = _fill_in_order(statements, rooms, used)
+    if not overflow:
+        return assigned
+    low, high = 0, sum(len(statement) + 2 for statement in statements) + used + 2
+    while low < high:
+        extra = (low + high) // 2
+        if _fill_in_order(statements, [r + extra for r in rooms], used)[1]:
+            low = extra + 1
+        else:
+            high = extra
+    return _fill_in_order(statements, [r + low for r in rooms], used)[0]
+
+
+def _fill_in_order(
+    statements: Sequence[str], rooms: Sequence[int], used: int
+) -> Tuple[List[int], bool]:
+    """The slots of :func:`_assign` for slots of ``rooms``, and whether the
+    last had to take more than its room."""
     assigned: List[int] = []
     slot, filled = 0, used + 2
     for statement in statements:
         cost = len(statement) + 2
-        while slot < len(slots) - 1 and filled + cost > slots[slot][3]:
+        while slot < len(rooms) - 1 and filled + cost > rooms[slot]:
             slot, filled = slot + 1, 0
         assigned.append(slot)
         filled += cost
-    return assigned
+    return assigned, filled > rooms[-1]
 
 
 def _later_blank_lines(

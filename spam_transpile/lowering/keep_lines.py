@@ -4,10 +4,22 @@ laid out so that every original line keeps its number (see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    AbstractSet,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 import libcst as cst
 from spam_transpile.lowering import emit
+from spam_transpile.lowering import case_headers
+from spam_transpile.lowering.case_headers import CaseHeaders, with_comments
 from spam_transpile.lowering.bodies import (
     Body,
     as_body,
@@ -23,12 +35,12 @@ from spam_transpile.lowering.helper_lines import MatchAssign, MatchLine
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.literal_switch import LiteralSplit
 from spam_transpile.lowering.paths import Subject
-from spam_transpile.lowering.positions import CaseLines, case_lines, header_line_breaks
+from spam_transpile.lowering.positions import CaseLines
 from spam_transpile.lowering.scope_info import CLASS, FUNCTION
 from spam_transpile.lowering.scopes import capture_names
 from spam_transpile.lowering.subject_facts import stored_facts
 from spam_transpile.lowering.subjects import local_subject, tuple_subject
-from spam_transpile.syntax.codegen import HelperPlaceholder, RawExpression, code_for
+from spam_transpile.syntax.codegen import HelperPlaceholder, RawExpression
 
 from spam_transpile.lowering.keep_lines_passes import PlanPasses
 
@@ -38,13 +50,22 @@ if TYPE_CHECKING:
 SEMICOLON = cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))
 
 
-class MatchEmitter(PlanPasses):
+class MatchEmitter(PlanPasses, CaseHeaders):
     """Builds the statements that replace one match statement."""
 
     def __init__(
-        self, owner: MatchLowering, original: cst.Match, node: cst.Match
+        self,
+        owner: MatchLowering,
+        original: cst.Match,
+        node: cst.Match,
+        compact: AbstractSet[int] = frozenset(),
     ) -> None:
         self.owner = owner
+        #: the cases whose checks are written compact, their line being too
+        #: wide otherwise (the lowering's ``compact_checks``)
+        self.compact = compact
+        #: the cases whose line came out wider than ``case_headers.WIDEST``
+        self.wide: Set[int] = set()
         self.original = original
         self.node = node
         self.names = owner.names
@@ -306,15 +327,6 @@ class MatchEmitter(PlanPasses):
             + self.owner.code(n.whitespace_before_colon)
         )
 
-    @staticmethod
-    def _newlines(node_or_text: Union[str, cst.CSTNode]) -> int:
-        if isinstance(node_or_text, str):
-            return node_or_text.count("\n")
-        text = code_for(node_or_text)
-        if isinstance(node_or_text, cst.BaseStatement):
-            return text.count("\n") - 1  # its own line end
-        return text.count("\n")
-
     # -- one case -------------------------------------------------------------
 
     def _case_if(
@@ -357,6 +369,8 @@ class MatchEmitter(PlanPasses):
             lines = emit.Lines(self._continuation_indent(), self._reached[index])
             guard_break = lines.to(where.guard)
         test = self._with_guard_and_cleanup(test_text, guard, last, guard_break)
+        if self._widest(test.value) > case_headers.WIDEST:
+            self.wide.add(index)
         header_lines = self._header_lines(case, index)
         padding = 0
         if where is not None:
@@ -368,7 +382,7 @@ class MatchEmitter(PlanPasses):
             breaks = "\n" * max(0, header_lines - test_lines)
             text = f"({text}{breaks})"
             if test_lines <= header_lines:
-                text = _with_comments(text, where.comments)
+                text = with_comments(text, where.comments)
             test = RawExpression(text)
         else:
             padding = max(0, header_lines - self._newlines(test.value))
@@ -389,62 +403,34 @@ class MatchEmitter(PlanPasses):
         name = elements[0] if elements else self.subject
         return f"{name} is {name}"
 
-    def _header_lines(self, case: cst.MatchCase, index: int) -> int:
-        """Line breaks between ``case`` and its colon."""
-        cached = self._headers.get(index)
-        if cached is None:
-            standard = self.owner.standard.get(id(self.original))
-            if standard is not None:
-                cached = header_line_breaks(case, standard.cases[index])
-            if cached is None:
-                cached = self._newlines(self._case_header_text(case))
-            self._headers[index] = cached
-        return cached
-
-    def _case_header_text(self, case: cst.MatchCase) -> str:
-        code = self.owner.code
-        text = code(case.whitespace_after_case) + code(case.pattern)
-        if case.guard is not None:
-            text += (
-                code(case.whitespace_before_if)
-                + code(case.whitespace_after_if)
-                + code(case.guard)
-            )
-        return text + code(case.whitespace_before_colon)
-
     def _lower_case(self, index: int, subject: Union[str, Subject]) -> LoweredPattern:
         lowering = self.owner.lowering
         lines = self._lines_of_case(index)
         lowering.line_of = None if lines is None else lines.line_of
+        lowering.compact_checks = index in self.compact
         try:
             return lowering.lower_case(self.node.cases[index].pattern, subject)
         finally:
             lowering.line_of = None
-
-    def _lines_of_case(self, index: int) -> Optional[CaseLines]:
-        """Where the parts of a keep-lines case header over several lines
-        start (None for a header on one line)."""
-        if index not in self._case_lines:
-            case = self.node.cases[index]
-            spread = self.layout == "keep-lines" and self._header_lines(case, index)
-            self._case_lines[index] = (
-                case_lines(self.owner.position, self.original.cases[index], case)
-                if spread
-                else None
-            )
-        return self._case_lines[index]
+            lowering.compact_checks = False
 
     def _pattern_test(self, pattern: LoweredPattern, index: int) -> str:
         where = self._lines_of_case(index)
         lines = None
         if where is not None:
-            lines = emit.Lines(self._continuation_indent(), 0, where.captures)
+            case = self.node.cases[index]
+            # (a header over several lines: positions are computed anyway)
+            lines = emit.Lines(
+                self._continuation_indent(),
+                0,
+                where.captures,
+                last=self._header_lines(case, index),
+                widest=case_headers.WIDEST,
+                width=self._column() + len("elif ("),
+            )
         text = emit.case_test(pattern, self._binder(), lines)
         self._reached[index] = 0 if lines is None else lines.at
         return text
-
-    def _continuation_indent(self) -> str:
-        return (self.node.indent or self.owner.module.default_indent) * 2
 
     def _binder(self) -> emit.Binder:
         return emit.binder_for(
@@ -545,17 +531,3 @@ class MatchEmitter(PlanPasses):
         ):
             return body
         return delete_first(body, temps)
-
-
-def _with_comments(text: str, comments: Dict[int, str]) -> str:
-    """``text`` (a test over a case header's lines, line for line) with the
-    header's comments back at the ends of their lines. Never on its last
-    line, whose ``)`` closes the test; a comment ends the line it is on in
-    the source, so no test part follows it there."""
-    if not comments:
-        return text
-    lines = text.split("\n")
-    for line, comment in comments.items():
-        if line < len(lines) - 1:
-            lines[line] += f"  {comment}"
-    return "\n".join(lines)

@@ -6,7 +6,17 @@ run of literal cases splits in two."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import (
+    TYPE_CHECKING,
+    AbstractSet,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 import libcst as cst
 
@@ -49,6 +59,7 @@ class PlanPasses:
     facts: SubjectFacts
     _guards: Dict[int, cst.BaseExpression]
     _body_stores: Dict[int, List[Tuple[str, str]]]
+    compact: AbstractSet[int]
     #: the string literals of the cases' patterns, once asked for
     _strings: Optional[List[str]] = None
 
@@ -70,6 +81,7 @@ class PlanPasses:
             and not self._spelled_in_literals(f"{self.subject}[0]"),
             first_keys=self.scope.kind == FUNCTION
             and not self._spelled_in_literals(f"{self.subject}.get("),
+            compact=start in self.compact,
         )
 
     def _spelled_in_literals(self, text: str) -> bool:

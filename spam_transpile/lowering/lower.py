@@ -143,6 +143,12 @@ class Lowering:
         self.factored_wide = False
         #: readable: the ``collections.abc`` names the written code reads
         self.used_abcs: Set[str] = set()
+        #: keep-lines, while a case whose line was too wide is lowered again:
+        #: checks written in the fewest characters, at the cost of a call
+        #: or a second read: kinds by the helper alone (no exact types
+        #: first), ``hasattr()`` for an attribute, a class by ``cls()``
+        #: alone (case_headers.WIDEST)
+        self.compact_checks = False
         #: keep-lines, while a case header over several lines is lowered: the
         #: line of a pattern node, counted from the ``case`` line
         self.line_of: Optional[Callable[[cst.CSTNode], int]] = None

@@ -119,8 +119,13 @@ def _attribute(
         # A missing attribute reads as None, which the sub-pattern rejects.
         read = f"{low.b('getattr')}({v.text}, {attribute!r}, None)"
         return Subject(read, missing_reads_none=True)
-    if low.readable:
-        # hasattr() swallows AttributeError only, as match_class does
+    if low.compact_checks and _joins_presence_test(low, tests, v, attribute):
+        pass
+    elif low.readable or low.compact_checks:
+        # hasattr() swallows AttributeError only, as match_class does. (A
+        # line too wide reads the attribute again, which PEP 634 allows, in
+        # a third of the width; elsewhere the keep-lines layout reads a
+        # property once, as CPython does.)
         present = f"{low.b('hasattr')}({v.text}, {attribute!r})"
         tests.append(Test(present, "attr", v.text, attribute))
     else:
@@ -132,6 +137,28 @@ def _attribute(
     if attribute.isidentifier() and not attribute.startswith("__"):
         return Subject(f"{atom(v.text)}.{attribute}")
     return Subject(f"{low.b('getattr')}({v.text}, {attribute!r})")
+
+
+def _joins_presence_test(
+    low: Lowering, tests: List[Cond], v: Subject, attribute: str
+) -> bool:
+    """A case too wide for its line: the presence test of ``attribute``
+    joined to the one of the attributes before it, where that is the last
+    test (``_spam.has(v, 'left', 'right')``): one call, the same tests in
+    the same order."""
+    last = tests[-1] if tests else None
+    if not (isinstance(last, Test) and last.kind == "attr" and last.path == v.text):
+        return False
+    if isinstance(last.fact, tuple):
+        names = (*last.fact, attribute)
+    elif last.expr == f"{low.b('hasattr')}({v.text}, {last.fact!r})":
+        names = (str(last.fact), attribute)
+    else:
+        return False
+    spelled = ", ".join(repr(name) for name in names)
+    expr = f"{low.helper('has')}({v.text}, {spelled})"
+    tests[-1] = Test(expr, "attr", v.text, names)
+    return True
 
 
 def _is_builtin_type(name: str) -> bool:
@@ -164,7 +191,7 @@ def _lower_dynamic_class(
 ) -> Lowered:
     cls = low.expr(node)
     checked = f"{low.helper('cls')}({cls})"
-    if low.inline_class_checks:
+    if low.inline_class_checks and not low.compact_checks:
         # Reading a dotted name again is cheaper than calling the helper,
         # for a class with a metaclass of its own (an ABC, an Enum) too: the
         # helper's own test, so only a non-class reaches it, to raise

@@ -49,6 +49,9 @@ still needs nothing installed at run time. The parts:
   gives the same object: 3.10 sets it once, when the class is made, so a
   later change to ``_fields`` or to a dataclass's fields changes nothing
   there either, while an assignment to ``__match_args__`` does.
+- ``has(v, *names)``: whether ``v`` has every one of the attributes
+  (``hasattr()`` each, in order): a case too wide for its line tests a
+  class pattern's attributes with one call (case_headers.py).
 - ``items(v, start, end)``: a star capture, ``[v[start], ...,
   v[len(v) - end - 1]]`` by indexing (a deque cannot be sliced).
 - ``back(v, k)``: ``v[len(v) - k]``, for an item after a star in a nested
@@ -208,6 +211,10 @@ def _attrs(v, c, npos, kws, a):
     return out
 """
 
+_HAS = """\
+def has(v, *names): return all(hasattr(v, n) for n in names)
+"""
+
 _ITEMS = """\
 def items(v, start, end): return [v[i] for i in range(start, len(v) - end)]
 """
@@ -252,6 +259,7 @@ PARTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "kind": (("_k",), _KIND),
     "cls": ((), _CLS),
     "attrs": (("MISSING",), _ATTRS),
+    "has": ((), _HAS),
     "items": ((), _ITEMS),
     "back": ((), _BACK),
     "rest": ((), _REST),

@@ -72,8 +72,11 @@ class SubjectFacts:
         least: int = 2,
         first_item: bool = False,
         first_keys: bool = False,
+        compact: bool = False,
     ) -> None:
         self.subject = subject
+        #: kinds by the helper alone, for a line too wide (keep_lines.py)
+        self._compact = compact
         #: path -> the temporary holding its kind
         self.kinds: Dict[str, str] = {}
         self.length = ""
@@ -224,6 +227,8 @@ class SubjectFacts:
         # registration never changes their flags). A chain of ``is`` tests
         # measured faster than one lookup in a table of types.
         b = self._names.builtin
+        if self._compact:
+            return f"{self._helper}.kind({path})"
         tested = {t.fact for p in self._patterns for t in _kind_tests(p.cond, path)}
         parts = []
         if "sequence" in tested:
@@ -240,6 +245,8 @@ class SubjectFacts:
 
     def _kind_expr(self, path: str, number: int) -> str:
         b = self._names.builtin
+        if self._compact:
+            return f"{self._helper}.kind({path}) == {number}"
         if number == SEQUENCE:
             # tuples first: records, instructions and tokens are matched
             # far more often than lists; then ``str``, the common value that

@@ -28,9 +28,11 @@ def literal_test(
     to equal the sentinel; a value pattern's ``__eq__`` could.
     """
     if isinstance(pattern, cst.MatchSingleton):
+        singleton = pattern.value.value
+        if singleton != "None":
+            read = read_or_none  # (None is neither True nor False)
         return low.on_line_of(
-            pattern,
-            Test(f"{read} is {pattern.value.value}", "is", read, pattern.value.value),
+            pattern, Test(f"{read} is {singleton}", "is", read, singleton)
         )
     if isinstance(pattern, cst.MatchValue) and is_literal_key(pattern.value):
         # No number, string or bytes literal equals None either: a missing

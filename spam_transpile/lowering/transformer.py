@@ -21,7 +21,8 @@ body stores none in its namespace (:mod:`.class_temps`).
 from __future__ import annotations
 
 import ast
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+import dataclasses
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -355,8 +356,7 @@ class MatchLowering(cst.CSTTransformer):
                     self, original_node, updated_node
                 ).statements()
             else:
-                emitter = MatchEmitter(self, original_node, updated_node)
-                statements = emitter.statements()
+                statements = self._keep_lines(original_node, updated_node)
         except TranspileError:
             raise
         except Exception as exc:  # a bug of ours: report it where it happened
@@ -374,6 +374,32 @@ class MatchLowering(cst.CSTTransformer):
         # the helper's parts: none can be missing, none is there for nothing.
         self.lowering.note_used("".join(code_for(s) for s in statements))
         return cst.FlattenSentinel(statements)
+
+    def _keep_lines(
+        self, original_node: cst.Match, updated_node: cst.Match
+    ) -> List[cst.BaseStatement]:
+        """The keep-lines statements; where a case's line is too wide, the
+        match again with that case's checks written compact (a printing
+        forgotten: the names and declarations it made)."""
+        saved = self.names.saved()
+        # (what a printing records in the scopes: declarations to make)
+        scopes = [dataclasses.replace(scope) for scope in self.scopes]
+        uses = self.lowering.uses
+        compact: FrozenSet[int] = frozenset()
+        while True:
+            emitter = MatchEmitter(self, original_node, updated_node, compact)
+            statements = emitter.statements()
+            # (compact, a case may no longer share its opening tests with
+            # the next, which then writes them: until no other grows wide)
+            if emitter.wide <= compact:
+                return statements
+            compact |= emitter.wide
+            self.names.restore(saved)
+            if self.lowering.helper_name:
+                self.names.claim(self.lowering.helper_name)
+            for scope, before in zip(self.scopes, scopes):
+                scope.__dict__.update(before.__dict__)
+            self.lowering.uses = uses
 
     def _warn_unreachable(self, node: cst.Match) -> None:
         for later, earlier in unreachable_cases(node):
