@@ -42,10 +42,7 @@ class CaseHeaders:
         return max([first, *(len(line) for line in lines[1:])])
 
     def _column(self) -> int:
-        standard = self.owner.standard.get(id(self.original))
-        if standard is not None:
-            return standard.col_offset
-        return self.owner.position(self.original)[1] - 1
+        return match_column(self.owner, self.original)
 
     def _header_lines(self, case: cst.MatchCase, index: int) -> int:
         """Line breaks between ``case`` and its colon."""
@@ -94,6 +91,15 @@ class CaseHeaders:
         if isinstance(node_or_text, cst.BaseStatement):
             return text.count("\n") - 1  # its own line end
         return text.count("\n")
+
+
+def match_column(owner: "MatchLowering", match: cst.Match) -> int:
+    """The column the match statement starts at: where its lines go (both
+    printers)."""
+    standard = owner.standard.get(id(match))
+    if standard is not None:
+        return standard.col_offset
+    return owner.position(match)[1] - 1
 
 
 def with_comments(text: str, comments: Dict[int, str]) -> str:

@@ -119,13 +119,10 @@ def _attribute(
         # A missing attribute reads as None, which the sub-pattern rejects.
         read = f"{low.b('getattr')}({v.text}, {attribute!r}, None)"
         return Subject(read, missing_reads_none=True)
-    if low.compact_checks and _joins_presence_test(low, tests, v, attribute):
-        pass
-    elif low.readable or low.compact_checks:
-        # hasattr() swallows AttributeError only, as match_class does. (A
-        # line too wide reads the attribute again, which PEP 634 allows, in
-        # a third of the width; elsewhere the keep-lines layout reads a
-        # property once, as CPython does.)
+    if low.compact_checks:
+        _compact_presence_test(low, tests, v, attribute)
+    elif low.readable:
+        # hasattr() swallows AttributeError only, as match_class does
         present = f"{low.b('hasattr')}({v.text}, {attribute!r})"
         tests.append(Test(present, "attr", v.text, attribute))
     else:
@@ -139,26 +136,29 @@ def _attribute(
     return Subject(f"{low.b('getattr')}({v.text}, {attribute!r})")
 
 
-def _joins_presence_test(
+def _compact_presence_test(
     low: Lowering, tests: List[Cond], v: Subject, attribute: str
-) -> bool:
-    """A case too wide for its line: the presence test of ``attribute``
-    joined to the one of the attributes before it, where that is the last
-    test (``_spam.has(v, 'left', 'right')``): one call, the same tests in
-    the same order."""
+) -> None:
+    """A case too wide for its line: ``hasattr()``, as match_class swallows
+    AttributeError only (the capture reads the attribute again, which PEP
+    634 allows, in a third of the width), joined to the presence test of
+    the attributes before it where that is the last test
+    (``_spam.has(v, 'left', 'right')``: one call, the same tests in the same
+    order). Its fact: the names it tests."""
     last = tests[-1] if tests else None
-    if not (isinstance(last, Test) and last.kind == "attr" and last.path == v.text):
-        return False
-    if isinstance(last.fact, tuple):
+    if (
+        isinstance(last, Test)
+        and last.kind == "attr"
+        and last.path == v.text
+        and isinstance(last.fact, tuple)
+    ):
         names = (*last.fact, attribute)
-    elif last.expr == f"{low.b('hasattr')}({v.text}, {last.fact!r})":
-        names = (str(last.fact), attribute)
-    else:
-        return False
-    spelled = ", ".join(repr(name) for name in names)
-    expr = f"{low.helper('has')}({v.text}, {spelled})"
-    tests[-1] = Test(expr, "attr", v.text, names)
-    return True
+        spelled = ", ".join(repr(name) for name in names)
+        expr = f"{low.helper('has')}({v.text}, {spelled})"
+        tests[-1] = Test(expr, "attr", v.text, names)
+        return
+    present = f"{low.b('hasattr')}({v.text}, {attribute!r})"
+    tests.append(Test(present, "attr", v.text, (attribute,)))
 
 
 def _is_builtin_type(name: str) -> bool:

@@ -36,6 +36,7 @@ from typing import (
 
 import libcst as cst
 
+from spam_transpile.lowering.case_headers import match_column
 from spam_transpile.lowering.decision_tree import Node
 from spam_transpile.lowering.ir import LoweredPattern
 from spam_transpile.lowering.names import SavedNames
@@ -348,11 +349,7 @@ class ReadableMatch(ChainPrinter):
         return self._inlined_wider or bool(self._inlined or self._inlined_alternatives)
 
     def _column(self) -> int:
-        """The column the match statement starts at: where its lines go."""
-        standard = self.owner.standard.get(id(self.original))
-        if standard is not None:
-            return standard.col_offset
-        return self.owner.position(self.original)[1] - 1
+        return match_column(self.owner, self.original)
 
     def _printed(
         self, plan: Sequence[Node], chain: Optional[Union[cst.If, cst.Else]]
