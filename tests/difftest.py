@@ -349,7 +349,12 @@ class ListAsMap(list):
         self.data = dict(data or {})
 
     def __getitem__(self, key):
-        if type(key) is int:
+        # As Hybrid's: an int outside the list is a key of ``data``, so that
+        # copying it as a mapping (``**rest``) cannot raise. PEP 634 leaves
+        # whether that copy is made before a later key's sub-pattern fails
+        # open (CPython makes it, the lowering does not), so an IndexError
+        # there would be a difference no program may rely on.
+        if type(key) is int and -list.__len__(self) <= key < list.__len__(self):
             return list.__getitem__(self, key)
         return self.data[key]
 

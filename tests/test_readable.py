@@ -1159,3 +1159,20 @@ def test_a_name_the_function_uses_is_not_the_subject_variable() -> None:
     # (another function's ``status`` is no variable of ``g``'s)
     assert "    subject = order.status\n" in out
     assert "    status = order.status\n" in out
+
+
+def test_the_helper_takes_the_builtins_its_parts_read_that_the_module_binds() -> None:
+    """A module binding builtin names the helper's parts read gets them
+    from ``builtins`` inside the helper: exactly those its parts read
+    (for a class's fields: not ``max``, which only the kind part reads,
+    nor ``__name__``, which the fields part spells as an attribute)."""
+    source = (
+        "from elsewhere import Point\n\n"
+        "dict = len = tuple = type = object = max = __name__ = None\n\n\n"
+        "def f(p):\n"
+        "    match p:\n"
+        "        case Point(x, y):\n"
+        "            return x\n"
+    )
+    out = transpile(source, layout="readable")
+    assert "    from builtins import dict, len, object, tuple, type\n" in out

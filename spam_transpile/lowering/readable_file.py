@@ -7,15 +7,13 @@ from __future__ import annotations
 import ast
 import builtins
 import difflib
-from keyword import iskeyword
-import re
 from typing import AbstractSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from spam_transpile.errors import NotInstalled
 from spam_transpile.lowering.helper_lines import is_docstring as _is_docstring
-from spam_transpile.lowering.runtime import PARTS, wanted_parts
+from spam_transpile.lowering.runtime import PARTS, names_read, wanted_parts
 from spam_transpile.lowering.stdlib_classes import in_stdlib
 
 from spam_transpile.lowering.readable_chains import LINE_LENGTH
@@ -41,10 +39,10 @@ def place_readable_helper(
     text += f'return __import__("types").SimpleNamespace({exported})\n'
     # The parts read builtins by name, now from the module's globals: where
     # the module may bind such a name, the builtins are taken first.
+    # (``__import__``: the ``return`` above)
+    read = {"__import__"}.union(*(names_read(part) for part in parts))
     builtin = sorted(
-        name
-        for name in set(re.findall(r"\b\w+\b", text))
-        if name in shadowed and hasattr(builtins, name) and not iskeyword(name)
+        name for name in read if name in shadowed and hasattr(builtins, name)
     )
     if builtin:
         text = f"from builtins import {', '.join(builtin)}\n" + text

@@ -73,8 +73,10 @@ still needs nothing installed at run time. The parts:
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Tuple
 
 # Instances of these (and of their subclasses) match one positional
 # sub-pattern against the whole subject (PEP 634, class patterns).
@@ -278,6 +280,19 @@ def helper_source(used: Iterable[str]) -> str:
     (``MISSING`` always: it tells whether the helper is there yet)."""
     wanted = wanted_parts(used)
     return "".join(source for part, (_, source) in PARTS.items() if part in wanted)
+
+
+@functools.lru_cache(maxsize=None)
+def names_read(part: str) -> FrozenSet[str]:
+    """The names the source of ``part`` reads (its syntax tree's loads):
+    where a module binds one that is a builtin, the readable helper takes
+    the builtin first."""
+    tree = ast.parse(PARTS[part][1])
+    return frozenset(
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    )
 
 
 def wanted_parts(used: Iterable[str]) -> List[str]:
